@@ -1,0 +1,60 @@
+#pragma once
+// gpusim's commands. Each parses nothing (main.cpp does), does its work and returns the exit
+// code, having printed any error as one "gpusim: ..." line on stderr.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "state/error.hpp"
+
+namespace gpusim {
+
+struct InitOptions {
+    std::filesystem::path root;
+    std::optional<std::filesystem::path> scenario;
+    bool force = false;
+};
+
+struct RunOptions {
+    std::filesystem::path root;
+    unsigned gpu = 0;
+    std::string memory;  // a size, parsed by the command so a bad one exits 3
+    unsigned util_percent = 0;
+    unsigned workers = 0;
+    bool ignore_term = false;
+    double term_delay_seconds = 0;
+    std::optional<std::string> name;
+    bool background = false;
+};
+
+struct LeakOptions {
+    std::filesystem::path root;
+    unsigned gpu = 0;
+    std::string memory;
+};
+
+struct StatusOptions {
+    std::filesystem::path root;
+    bool json = false;
+};
+
+struct ResetOptions {
+    std::filesystem::path root;
+    unsigned gpu = 0;
+    bool force = false;
+};
+
+int cmd_init(const InitOptions& options);
+int cmd_env(const std::filesystem::path& root);
+// `argv` is the process's own, needed to re-execute it under --name.
+int cmd_run(const RunOptions& options, char** argv);
+int cmd_leak(const LeakOptions& options);
+int cmd_status(const StatusOptions& options);
+int cmd_reset(const ResetOptions& options);
+
+// Prints "gpusim: MESSAGE" on stderr and returns the error's exit code.
+int report(const Error& error);
+
+}  // namespace gpusim

@@ -1,0 +1,110 @@
+#include "cli/workload.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+#include "cli/ledger.hpp"
+#include "cli/stop_signals.hpp"
+#include "state/files.hpp"
+
+namespace gpusim {
+
+namespace {
+
+constexpr std::size_t kDeviceMapping = 4096;
+
+// Opens a device node read-write and maps it shared, as the CUDA runtime does, so the process
+// shows in /proc/PID/fd and /proc/PID/maps like a real GPU user. The mapping is never touched
+// (the files are empty). Both stay for the life of the process.
+Result<void> open_device(const std::filesystem::path& node) {
+    auto fd = open_file(node, O_RDWR);
+    if (!fd) return std::unexpected(fd.error());
+    void* mapping =
+        ::mmap(nullptr, kDeviceMapping, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
+    if (mapping == MAP_FAILED) {
+        return fail(kExitFailure, "cannot map " + node.string() + ": " + errno_text(errno));
+    }
+    fd->release();
+    return {};
+}
+
+// SIGKILLs and reaps the workers forked so far, when set-up fails halfway.
+void abandon_workers(const std::vector<pid_t>& workers) {
+    for (pid_t worker : workers) ::kill(worker, SIGKILL);
+    for (pid_t worker : workers) {
+        while (::waitpid(worker, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+std::string ready_line(const AllocationRecord& record, const std::vector<pid_t>& workers) {
+    std::string list;
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+        list += (i == 0 ? "" : ",") + std::to_string(workers[i]);
+    }
+    return fmt::format(
+        R"({{"pid":{},"start_time_ticks":{},"workers":[{}],"gpu":{},"memory_bytes":{}}})",
+        record.pid, record.start_time_ticks, list, record.gpu, record.bytes);
+}
+
+void stop_after_delay(const WorkloadSpec& spec, const StopSignals& signals, bool reap) {
+    signals.wait_for_stop(reap);
+    linger(spec.term_delay_seconds);
+}
+
+}  // namespace
+
+int run_workload(const WorkloadSpec& spec, ReadyChannel& channel) {
+    StopSignals signals;
+
+    auto config = load_config(spec.root);
+    if (!config) return channel.error(config.error());
+    if (auto gpu = usable_gpu(*config, spec.gpu); !gpu) return channel.error(gpu.error());
+
+    for (const auto& node :
+         {spec.root.control_node(), spec.root.uvm_node(), spec.root.device_node(spec.gpu)}) {
+        if (auto opened = open_device(node); !opened) return channel.error(opened.error());
+    }
+    // The descriptor whose open file description carries the allocation's lock. It is never
+    // closed: the kernel drops the lock when the last process sharing it exits.
+    auto holders = open_file(spec.root.holders_lock(), O_RDWR);
+    if (!holders) return channel.error(holders.error());
+    auto record = register_allocation(spec.root, *config, holders->get(), spec.gpu, spec.bytes,
+                                      spec.util_percent);
+    if (!record) return channel.error(record.error());
+    holders->release();
+
+    signals.install(spec.ignore_term);
+    std::fflush(nullptr);
+    std::vector<pid_t> workers;
+    for (unsigned i = 0; i < spec.workers; ++i) {
+        const pid_t worker = ::fork();
+        if (worker < 0) {
+            const int err = errno;
+            abandon_workers(workers);
+            return channel.error(Error{kExitFailure, "cannot fork worker: " + errno_text(err)});
+        }
+        if (worker == 0) {
+            // A worker: same descriptors, mappings, name and signal handling as the parent.
+            // It does not watch its parent: orphaned workers keeping the GPU busy is the point.
+            channel.close_in_worker();
+            stop_after_delay(spec, signals, /*reap=*/false);
+            ::_exit(kExitOk);
+        }
+        workers.push_back(worker);
+    }
+
+    channel.ready(ready_line(*record, workers));
+    stop_after_delay(spec, signals, /*reap=*/true);
+    return kExitOk;
+}
+
+}  // namespace gpusim

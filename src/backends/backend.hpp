@@ -1,0 +1,26 @@
+// The one interface every GPU vendor sits behind. A backend enumerates its GPUs,
+// reads their metrics and the driver's process lists, and says plainly whether it
+// loaded and why not. Host-side facts (/proc, device files) are not its business.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/backend_status.hpp"
+#include "model/gpu.hpp"
+
+namespace gpukill {
+
+class Backend {
+  public:
+    virtual ~Backend() = default;
+    virtual const BackendStatus& status() const = 0;
+    virtual Vendor vendor() const = 0;
+    // Every GPU with its metrics and process lists. A failing call on one GPU marks
+    // that value unknown (and adds a problem line); it never drops the GPU.
+    virtual std::vector<GpuReading> read_gpus() = 0;
+};
+
+}  // namespace gpukill

@@ -1,0 +1,25 @@
+// The explicit list of backends. New vendors are added here, in one place;
+// nothing registers itself through static constructors.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "host/roots.hpp"
+
+namespace gpukill {
+
+struct BackendConfig {
+    HostRoots roots;
+    std::optional<std::string> nvml_library;  // --nvml-library / GPUKILL_NVML_LIBRARY
+};
+
+// Opens the backends for the given vendors (empty optional: all). A backend that
+// cannot load is still returned, with status().loaded false and the reason.
+std::vector<std::unique_ptr<Backend>> open_backends(const BackendConfig& config,
+                                                    std::optional<Vendor> only_vendor);
+
+}  // namespace gpukill

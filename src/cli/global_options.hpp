@@ -1,0 +1,39 @@
+// Options every command shares: where the host's trees, the NVML library, the
+// state and the configuration live. Each has a flag and a GPUKILL_* variable;
+// the flag wins.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "backends/registry.hpp"
+#include "host/roots.hpp"
+
+namespace gpukill::cli {
+
+struct GlobalOptions {
+    HostRoots roots;
+    std::optional<std::string> nvml_library;
+    std::string state_dir;
+    std::string config_dir;
+};
+
+// What the user gave on the command line; empty means "not given".
+struct GlobalFlags {
+    std::string procfs, sysfs, devfs, nvml_library, state_dir, config_dir;
+};
+
+using Environment = std::function<std::optional<std::string>(const char* name)>;
+
+// The process environment (getenv).
+Environment process_environment();
+
+// Flags, then GPUKILL_* variables, then defaults: /var/lib/gpukill and /etc/gpukill
+// for root, the XDG state and config directories otherwise.
+GlobalOptions resolve_global_options(const GlobalFlags& flags, const Environment& env,
+                                     bool running_as_root);
+
+BackendConfig backend_config(const GlobalOptions& options);
+
+}  // namespace gpukill::cli

@@ -1,0 +1,228 @@
+#include "cli/snapshot_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cli/human_format.hpp"
+#include "cli/text_table.hpp"
+#include "model/snapshot_json.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+std::string or_na(bool known, const std::string& text) {
+    return known ? text : "N/A";
+}
+
+const ProcessGpuUse* use_on(const SnapshotProcess& process, unsigned gpu_index) {
+    for (const ProcessGpuUse& use : process.gpus) {
+        if (use.gpu_index == gpu_index) return &use;
+    }
+    return nullptr;
+}
+
+std::string process_label(const SnapshotProcess& process) {
+    const std::string& name = process.info.comm;
+    return fmt::format("{} ({})", name.empty() ? "?" : name, process.info.pid);
+}
+
+std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
+    const SnapshotProcess* best = nullptr;
+    std::uint64_t best_memory = 0;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        const ProcessGpuUse* use = use_on(process, gpu.index);
+        if (use == nullptr) continue;
+        std::uint64_t memory = use->memory_bytes.value_or(0);
+        if (best == nullptr || memory > best_memory) {
+            best = &process;
+            best_memory = memory;
+        }
+    }
+    if (best == nullptr) return "-";
+    const ProcessGpuUse* use = use_on(*best, gpu.index);
+    if (use->memory_bytes)
+        return fmt::format("{} {}", process_label(*best), format_bytes(best_memory));
+    return process_label(*best);
+}
+
+std::string memory_cell(const GpuReading& r) {
+    std::string used = format_bytes(r.memory_used_bytes);
+    std::string total = format_bytes(r.memory_total_bytes);
+    if (r.memory_used_bytes && r.memory_total_bytes && *r.memory_total_bytes > 0) {
+        return fmt::format("{} / {} ({}%)", used, total,
+                           *r.memory_used_bytes * 100 / *r.memory_total_bytes);
+    }
+    return fmt::format("{} / {}", used, total);
+}
+
+// Why memory is used that the driver's list does not account for.
+std::vector<std::string> gpu_notes(const Snapshot& snapshot, const Gpu& gpu) {
+    std::vector<std::string> notes;
+    const GpuReading& r = gpu.reading;
+    if (r.lost)
+        notes.push_back("GPU is lost (fell off the bus): only a reset or reboot brings it back");
+    if (!r.processes) notes.push_back("the driver's process list could not be read");
+    if (gpu.unattributed_memory_bytes &&
+        *gpu.unattributed_memory_bytes >= kUnattributedNoteThresholdBytes) {
+        std::vector<pid_t> file_only;
+        for (const SnapshotProcess& process : snapshot.processes) {
+            const ProcessGpuUse* use = use_on(process, gpu.index);
+            if (use != nullptr && !use->seen_by.driver) file_only.push_back(process.info.pid);
+        }
+        std::string amount = format_bytes(*gpu.unattributed_memory_bytes);
+        if (!file_only.empty()) {
+            // NVML cannot say how much each of them holds, nor whether part is leaked.
+            notes.push_back(fmt::format(
+                "{} used but not in the driver's process list; {} process{} hold{} this GPU "
+                "only by its device file (PID {}), e.g. workers of a parent that died: ending "
+                "them frees their share, and any rest is leaked (only a reset frees that)",
+                amount, file_only.size(), file_only.size() == 1 ? "" : "es",
+                file_only.size() == 1 ? "s" : "", fmt::join(file_only, ", ")));
+        } else {
+            notes.push_back(fmt::format(
+                "{} used and no process holds this GPU: leaked by the driver; only a GPU reset "
+                "frees it",
+                amount));
+        }
+    }
+    for (const std::string& problem : r.problems) notes.push_back("could not read " + problem);
+    return notes;
+}
+
+std::string seen_by_cell(const ProcessGpuUse& use) {
+    if (use.seen_by.driver && use.seen_by.device_file) return "driver+file";
+    if (use.seen_by.driver) return "driver";
+    return "file only *";
+}
+
+std::string header_line(const Snapshot& snapshot) {
+    std::vector<std::string> drivers;
+    for (const BackendStatus& backend : snapshot.backends) {
+        if (backend.loaded && backend.driver_version) {
+            drivers.push_back(fmt::format("{} driver {}", backend.name, *backend.driver_version));
+        }
+    }
+    return fmt::format("{} · {}{}{}\n", snapshot.host,
+                       format_local_time(snapshot.timestamp_unix_ms), drivers.empty() ? "" : " · ",
+                       fmt::join(drivers, ", "));
+}
+
+void append_process_table(std::string& out, const Snapshot& snapshot) {
+    TextTable table(
+        {"GPU", "PID", "USER", "NAME", "MEMORY", "STARTED", "CONTAINER", "SEEN BY", "COMMAND"},
+        {true, true, false, false, true, false, false, false, false});
+    struct Row {
+        std::optional<unsigned> gpu;
+        std::uint64_t memory;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
+    bool any_file_only = false;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        const ProcessInfo& info = process.info;
+        auto started = process_start_unix_ms(snapshot, info);
+        std::string container = "-";
+        if (info.container) {
+            container = info.container->runtime;
+            if (!info.container->id.empty()) container += ":" + info.container->id.substr(0, 12);
+        }
+        std::string command = fmt::format("{}", fmt::join(info.cmdline, " "));
+        if (command.size() > 60) command = command.substr(0, 57) + "...";
+        if (!process.info_complete) command = "(details unreadable: exited or not permitted)";
+        std::string orphan = process.orphaned ? " (parent gone)" : "";
+        auto base = [&](std::string gpu, std::string memory, std::string seen) {
+            return std::vector<std::string>{std::move(gpu),
+                                            std::to_string(info.pid),
+                                            info.user.empty() ? "?" : info.user,
+                                            (info.comm.empty() ? "?" : info.comm) + orphan,
+                                            std::move(memory),
+                                            started ? format_local_time(*started) : "?",
+                                            container,
+                                            std::move(seen),
+                                            command};
+        };
+        if (process.gpus.empty()) {
+            rows.push_back({std::nullopt, 0, base("-", "-", "file (driver node)")});
+            continue;
+        }
+        for (const ProcessGpuUse& use : process.gpus) {
+            if (!use.seen_by.driver) any_file_only = true;
+            rows.push_back({use.gpu_index, use.memory_bytes.value_or(0),
+                            base(std::to_string(use.gpu_index),
+                                 use.seen_by.driver ? format_bytes(use.memory_bytes) : "-",
+                                 seen_by_cell(use))});
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        if (a.gpu != b.gpu) return a.gpu.has_value() && (!b.gpu || *a.gpu < *b.gpu);
+        return a.memory > b.memory;
+    });
+    for (Row& row : rows) table.add_row(std::move(row.cells));
+    out += '\n';
+    out += table.render();
+    if (any_file_only) {
+        out +=
+            "* not in the driver's process list: the process holds the GPU's device file "
+            "(fuser sees it, nvidia-smi does not)\n";
+    }
+}
+
+}  // namespace
+
+std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& options) {
+    std::string out = header_line(snapshot);
+    if (snapshot.gpus.empty()) {
+        out += "No GPUs found.\n";
+        for (const BackendStatus& backend : snapshot.backends) {
+            out += fmt::format("  {}: {}\n", backend.name, backend.detail);
+        }
+    } else {
+        TextTable table(
+            {"GPU", "NAME", "MEMORY USED / TOTAL", "UTIL", "TEMP", "POWER", "PROCS", "TOP PROCESS"},
+            {true, false, false, true, true, true, true, false});
+        std::vector<std::pair<std::size_t, std::vector<std::string>>> notes;
+        for (const Gpu& gpu : snapshot.gpus) {
+            const GpuReading& r = gpu.reading;
+            table.add_row({
+                std::to_string(gpu.index),
+                r.name.value_or("?"),
+                memory_cell(r),
+                or_na(r.utilization_percent.has_value(),
+                      fmt::format("{}%", r.utilization_percent.value_or(0))),
+                or_na(r.temperature_celsius.has_value(),
+                      fmt::format("{}°C", r.temperature_celsius.value_or(0))),
+                or_na(r.power_watts.has_value(),
+                      fmt::format("{:.0f} W", r.power_watts.value_or(0))),
+                std::to_string(gpu.process_count),
+                top_process(snapshot, gpu),
+            });
+        }
+        out += table.render();
+        for (const Gpu& gpu : snapshot.gpus) {
+            for (const std::string& note : gpu_notes(snapshot, gpu)) {
+                out += fmt::format("  ! GPU {}: {}\n", gpu.index, note);
+            }
+        }
+    }
+    bool show_processes = options.details || (snapshot.gpus.empty() && !snapshot.processes.empty());
+    if (show_processes && !snapshot.processes.empty()) {
+        append_process_table(out, snapshot);
+    } else if (!snapshot.processes.empty()) {
+        std::size_t file_only = static_cast<std::size_t>(
+            std::count_if(snapshot.processes.begin(), snapshot.processes.end(), [](const auto& p) {
+                return std::any_of(p.gpus.begin(), p.gpus.end(),
+                                   [](const ProcessGpuUse& u) { return !u.seen_by.driver; });
+            }));
+        out += fmt::format(
+            "{} process{} hold{} GPUs{}; --details lists them\n", snapshot.processes.size(),
+            snapshot.processes.size() == 1 ? "" : "es", snapshot.processes.size() == 1 ? "s" : "",
+            file_only > 0 ? fmt::format(" ({} seen only by device file)", file_only) : "");
+    } else {
+        out += "No process holds a GPU.\n";
+    }
+    for (const std::string& warning : snapshot.warnings) out += "warning: " + warning + "\n";
+    return out;
+}
+
+}  // namespace gpukill::cli

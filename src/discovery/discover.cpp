@@ -1,0 +1,88 @@
+#include "discovery/discover.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <set>
+
+#include "discovery/merge.hpp"
+#include "host/boot_time.hpp"
+#include "host/fd_sweep.hpp"
+#include "host/proc_reader.hpp"
+
+namespace gpukill {
+namespace {
+
+std::string host_name() {
+    std::array<char, 256> name{};
+    if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+    return name.data();
+}
+
+}  // namespace
+
+Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends) {
+    MergeInputs inputs;
+    inputs.host = host_name();
+    inputs.timestamp_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+    for (const auto& backend : backends) {
+        if (backend->status().loaded) {
+            for (GpuReading& reading : backend->read_gpus()) {
+                inputs.readings.push_back(std::move(reading));
+            }
+        }
+        inputs.backends.push_back(backend->status());
+    }
+
+    SweepResult sweep = sweep_device_holders(roots);
+    inputs.processes_scanned = sweep.processes_scanned;
+    inputs.processes_denied = sweep.processes_denied;
+    inputs.processes_unreadable = sweep.processes_unreadable;
+    inputs.process_scan_failed = sweep.error.has_value();
+    if (sweep.error) {
+        inputs.warnings.push_back(
+            fmt::format("{}: processes holding GPU device files cannot be found (check --procfs)",
+                        sweep.error->what));
+    }
+    if (sweep.processes_unreadable > 0) {
+        inputs.warnings.push_back(fmt::format(
+            "the open files of {} processes could not be read (out of file descriptors or "
+            "memory); GPU holders among them are not shown",
+            sweep.processes_unreadable));
+    }
+    if (sweep.processes_denied > 0) {
+        inputs.warnings.push_back(fmt::format(
+            "the open files of {} processes could not be read; GPU holders among them are "
+            "not shown (run as root to see every user's processes)",
+            sweep.processes_denied));
+    }
+
+    // Details only for processes tied to a GPU: reading all of /proc would cost
+    // far more than the sweep itself on a busy host.
+    std::set<pid_t> wanted;
+    for (const DeviceHolder& holder : sweep.holders) wanted.insert(holder.pid);
+    for (const GpuReading& reading : inputs.readings) {
+        if (!reading.processes) continue;
+        for (const DriverProcess& listed : *reading.processes) wanted.insert(listed.pid);
+    }
+    for (pid_t pid : wanted) {
+        auto info = read_process(roots, pid);
+        if (info) inputs.processes.push_back(std::move(*info));
+    }
+    inputs.holders = std::move(sweep.holders);
+    Snapshot snapshot = merge_snapshot(std::move(inputs));
+    for (SnapshotProcess& process : snapshot.processes) {
+        process.orphaned = process.info_complete && looks_orphaned(process.info);
+    }
+    snapshot.devfs = roots.devfs;
+    if (auto boot = read_boot_time_unix(roots)) snapshot.boot_time_unix_s = *boot;
+    snapshot.clock_ticks_per_second = clock_ticks_per_second();
+    return snapshot;
+}
+
+}  // namespace gpukill

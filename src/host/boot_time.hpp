@@ -1,0 +1,26 @@
+// Converting a process start time (clock ticks since boot, /proc/PID/stat field 22)
+// into wall-clock time, as ps does: boot time from /proc/stat "btime" plus ticks / HZ.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "host/roots.hpp"
+#include "model/result.hpp"
+
+namespace gpukill {
+
+// The "btime SECONDS" line of /proc/stat (boot time, Unix seconds). Pure.
+Result<std::int64_t> parse_boot_time(std::string_view proc_stat_text);
+
+// btime from PROCFS/stat.
+Result<std::int64_t> read_boot_time_unix(const HostRoots& roots);
+
+// USER_HZ, the unit of the stat times (sysconf(_SC_CLK_TCK)); 100 if sysconf fails.
+long clock_ticks_per_second();
+
+// Unix milliseconds at which a process started. Exact for any 64-bit tick count (no
+// overflow in ticks * 1000). A non-positive hz is treated as 100, the Linux USER_HZ.
+std::int64_t start_time_unix_ms(std::uint64_t ticks, std::int64_t boot_unix, long hz);
+
+}  // namespace gpukill

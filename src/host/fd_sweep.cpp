@@ -1,0 +1,182 @@
+// The fd sweep's hot loop. Kept to raw system calls on directory fds with reused
+// buffers: it runs over every fd of every process on the host, each time a snapshot is
+// taken, and must stay close to the cost of the minimal readlink walk (bench/).
+#include "host/fd_sweep.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "host/drm_pci.hpp"
+#include "host/fd_io.hpp"
+#include "host/parse_util.hpp"
+#include "host/proc_parse.hpp"
+
+namespace gpukill {
+namespace {
+
+constexpr std::size_t kDentsBufferSize = 64 * 1024;
+
+// Directory entries from getdents64, decoded in place from a caller-owned buffer.
+class DentsReader {
+  public:
+    explicit DentsReader(char* buffer) : buffer_(buffer) {}
+
+    // Calls fn(name) for every entry of dir_fd. Returns 0, or the errno that stopped it.
+    template <class Fn>
+    int for_each(int dir_fd, Fn&& fn) {
+        while (true) {
+            const ssize_t n = ::getdents64(dir_fd, buffer_, kDentsBufferSize);
+            if (n == 0) return 0;
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return errno;
+            }
+            for (ssize_t offset = 0; offset < n;) {
+                const auto* entry = reinterpret_cast<const dirent64*>(buffer_ + offset);
+                offset += entry->d_reclen;
+                fn(entry->d_name);
+            }
+        }
+    }
+
+  private:
+    char* buffer_;
+};
+
+// A process directory's name as a PID: canonical decimal, positive.
+std::optional<pid_t> pid_from_name(const char* name) {
+    if (name[0] < '1' || name[0] > '9') return std::nullopt;  // ".", "self", "sys", ...
+    return text::parse_int<pid_t>(name);
+}
+
+// Why a process's fds could not be read, in the counter that says so.
+void count_unread(SweepResult& result, int errno_value) {
+    if (errno_value == EACCES || errno_value == EPERM) {
+        ++result.processes_denied;
+    } else if (errno_value == ENOENT || errno_value == ESRCH) {
+        ++result.processes_vanished;  // exited since procfs was listed
+    } else {
+        ++result.processes_unreadable;  // EMFILE, ENOMEM, EIO: our trouble, not theirs
+    }
+}
+
+// "PID/fd" into out (NUL-terminated); false when the name is implausibly long.
+bool fd_dir_path(const char* pid_name, char (&out)[32]) {
+    const std::size_t len = std::strlen(pid_name);
+    if (len + sizeof "/fd" > sizeof out) return false;
+    std::memcpy(out, pid_name, len);
+    std::memcpy(out + len, "/fd", sizeof "/fd");
+    return true;
+}
+
+// The devfs root as the kernel would print it in an fd link, without a trailing '/'.
+std::string canonical_devfs(const std::string& devfs) {
+    std::unique_ptr<char, decltype(&::free)> resolved(::realpath(devfs.c_str(), nullptr), &::free);
+    std::string root = resolved ? std::string(resolved.get()) : devfs;
+    while (!root.empty() && root.back() == '/') root.pop_back();
+    return root;
+}
+
+bool contains(const std::vector<DeviceNode>& nodes, std::string_view relative_path) {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [&](const DeviceNode& n) { return n.relative_path == relative_path; });
+}
+
+// Fills pci_bus_id of every DRM node held, one sysfs lookup per node name.
+void resolve_drm_parents(const HostRoots& roots, std::vector<DeviceHolder>& holders) {
+    std::unordered_map<std::string, std::optional<std::string>> cache;
+    for (auto& holder : holders) {
+        for (auto& node : holder.nodes) {
+            if (node.kind != DeviceNodeKind::dri_card && node.kind != DeviceNodeKind::dri_render) {
+                continue;
+            }
+            const auto slash = node.relative_path.rfind('/');
+            const std::string name = node.relative_path.substr(slash + 1);
+            auto it = cache.find(name);
+            if (it == cache.end()) {
+                it = cache.emplace(name, resolve_drm_pci_bus_id(roots, name)).first;
+            }
+            node.pci_bus_id = it->second;
+        }
+    }
+}
+
+}  // namespace
+
+SweepResult sweep_device_holders(const HostRoots& roots) {
+    SweepResult result;
+
+    auto proc = open_dir_at(AT_FDCWD, roots.procfs.c_str());
+    if (!proc) {
+        result.error = os_error("cannot list " + roots.procfs, proc.error().errno_value);
+        return result;
+    }
+
+    const std::string devfs = canonical_devfs(roots.devfs);
+    const std::string prefix = devfs + "/";
+
+    // Two listings are open at once (procfs, and one process's fds), so two buffers.
+    auto proc_buffer = std::make_unique<char[]>(kDentsBufferSize);
+    auto fd_buffer = std::make_unique<char[]>(kDentsBufferSize);
+    DentsReader proc_reader(proc_buffer.get());
+    DentsReader fd_reader(fd_buffer.get());
+    char link[PATH_MAX];
+    std::vector<DeviceNode> nodes;
+
+    const int list_errno = proc_reader.for_each(proc->get(), [&](const char* pid_name) {
+        const auto pid = pid_from_name(pid_name);
+        if (!pid) return;
+        char path[32];
+        if (!fd_dir_path(pid_name, path)) return;
+        ++result.processes_scanned;
+
+        const int fd_dir = ::openat(proc->get(), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_dir < 0) {
+            count_unread(result, errno);
+            return;
+        }
+        const UniqueFd fd_dir_owner(fd_dir);
+
+        nodes.clear();
+        const int fd_errno = fd_reader.for_each(fd_dir, [&](const char* fd_name) {
+            if (fd_name[0] == '.') return;
+            const ssize_t n = ::readlinkat(fd_dir, fd_name, link, sizeof link);
+            // Closed since the listing, or a path too long to be a device node.
+            if (n <= 0 || static_cast<std::size_t>(n) >= sizeof link) return;
+            const std::string_view target(link, static_cast<std::size_t>(n));
+            if (!target.starts_with(prefix)) return;  // the common case: not under devfs
+
+            auto node = classify_device_path(target, devfs);
+            if (node && !contains(nodes, node->relative_path)) nodes.push_back(std::move(*node));
+        });
+        if (fd_errno != 0) {
+            // Typically ENOENT: the process exited while its fds were listed, and so
+            // holds nothing any more; its partial list is dropped.
+            count_unread(result, fd_errno);
+            return;
+        }
+        if (nodes.empty()) return;
+
+        result.holders.push_back(DeviceHolder{*pid, std::move(nodes)});
+        nodes = {};
+    });
+    if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);
+
+    std::sort(result.holders.begin(), result.holders.end(),
+              [](const DeviceHolder& a, const DeviceHolder& b) { return a.pid < b.pid; });
+    resolve_drm_parents(roots, result.holders);
+    return result;
+}
+
+}  // namespace gpukill

@@ -1,0 +1,38 @@
+// One sweep of PROCFS/*/fd finding every process that holds a GPU device node,
+// as `fuser -v /dev/nvidia*` does, but for every GPU device family at once.
+//
+// Cost: one pass, no per-process path building beyond a small stack buffer. Per process:
+// openat(PROCFS_FD, "PID/fd"), getdents64 until it returns 0 (usually twice), one
+// readlinkat per fd relative to that directory fd, close. A link is compared with the
+// devfs root's bytes before any classification, so sockets, pipes and files cost one
+// memcmp. Only holders pay for more: classification, and for DRM nodes one sysfs
+// lookup per node name per sweep (cached).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "host/roots.hpp"
+#include "model/device_node.hpp"
+#include "model/result.hpp"
+
+namespace gpukill {
+
+struct SweepResult {
+    std::vector<DeviceHolder> holders;  // sorted by PID
+    std::size_t processes_scanned = 0;
+    std::size_t processes_denied = 0;      // fd directories we were not allowed to read
+    std::size_t processes_vanished = 0;    // exited between listing and reading
+    std::size_t processes_unreadable = 0;  // other failures (EMFILE, ENOMEM): not seen either
+    std::optional<Error> error;            // procfs itself could not be listed: the sweep is empty
+};
+
+// Holders of the device nodes under roots.devfs (canonicalised with realpath, as the
+// kernel prints resolved paths; used as given if it does not exist). Each holder lists
+// each node once, in the order first seen; DRM nodes carry their PCI bus id from
+// roots.sysfs when it resolves. A device node unlinked while open ("... (deleted)") still
+// counts: the process holds the device.
+SweepResult sweep_device_holders(const HostRoots& roots);
+
+}  // namespace gpukill

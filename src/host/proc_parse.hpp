@@ -1,0 +1,95 @@
+// Pure parsers for the kernel's /proc text formats. No system calls: each takes
+// the file's text and returns values, so they are tested on fixture text.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/device_node.hpp"
+#include "model/process.hpp"
+#include "model/result.hpp"
+
+namespace gpukill {
+
+// /proc/PID/stat. comm may hold spaces and parentheses: it ends at the LAST ')'.
+struct ProcStat {
+    pid_t pid = 0;
+    std::string comm;
+    char state = '?';
+    pid_t ppid = 0;
+    pid_t pgid = 0;
+    pid_t sid = 0;
+    unsigned flags = 0;                  // field 9; PF_KTHREAD = 0x00200000
+    std::uint64_t start_time_ticks = 0;  // field 22, kept exactly
+};
+Result<ProcStat> parse_proc_stat(std::string_view text);
+
+// /proc/PID/status: the fields gpukill needs.
+struct ProcStatus {
+    std::optional<std::string> name;
+    std::optional<uid_t> real_uid;       // first number of "Uid:"
+    std::optional<uid_t> effective_uid;  // second number of "Uid:"
+    std::optional<pid_t> ppid;
+    std::vector<pid_t> nspid;  // "NSpid:" (host PID first); empty on old kernels
+};
+ProcStatus parse_proc_status(std::string_view text);
+
+// /proc/PID/cmdline: NUL-separated arguments; a trailing NUL does not add an empty one.
+std::vector<std::string> parse_proc_cmdline(std::string_view text);
+
+// /proc/PID/cgroup (v1 or v2): the container the process runs in, if any, as read from
+// the cgroup names runtimes and the kubelet create (paths as seen from the host).
+//   runtime  who runs the container, named by its scope prefix:
+//            "docker"     docker-<id>.scope, /docker/<id>
+//            "containerd" cri-containerd-<id>.scope
+//            "cri-o"      crio-<id>.scope, crio-<id>
+//            "podman"     libpod-<id>.scope (also below it, e.g. ".../container"), libpod-<id>
+//            "kubernetes" when the path shows a pod but does not name the runtime: the
+//                         cgroupfs driver's /kubepods/<qos>/pod<uid>/<id>, or a process in a
+//                         pod's slice outside any container (CRI-O's conmon).
+//   id       the 64-hex-digit container id; "" when only the pod is known.
+//   pod_uid  set whenever the path is under kubepods, with dashes: the systemd driver's
+//            kubepods[-<qos>]-pod<uid with '_'>.slice and the cgroupfs driver's pod<uid>.
+//            Static pods' 32-hex-digit hash UIDs are accepted too.
+// So Kubernetes is recognised by pod_uid, and runtime always answers "who runs it".
+// Monitors are not containers: crio-conmon-<id>.scope and libpod-conmon-<id>.scope give no
+// container. When containers nest (a kind node is itself a docker container), the
+// innermost one is the process's; a pod seen below a container drops the outer one.
+// cgroup v1 has one line per hierarchy: the first line naming a container id wins.
+// A v2 path marked " (deleted)" (cgroup removed, process still in it) still counts.
+// Anything else (user.slice, init.scope, "/", docker.service, a bare 64-hex directory
+// outside docker/ or a pod) is no container: empty.
+std::optional<ContainerInfo> parse_proc_cgroup(std::string_view text);
+
+// "/usr/bin/python3 (deleted)" -> {"/usr/bin/python3", true}
+struct ExeLink {
+    std::string path;
+    bool deleted = false;
+};
+ExeLink parse_exe_link(std::string_view link_target);
+
+// Classify the target of an fd symlink as a GPU device node under devfs_root
+// ("/dev" or a relocated root such as "/tmp/sim/dev"; trailing slashes ignored; compared
+// as text, so pass it as the kernel prints paths: absolute and resolved). Recognised,
+// exactly, relative to the root (N canonical decimal, no leading zeros):
+//   nvidiaN -> nvidia_gpu (nvidia_minor = N)     nvidiactl -> nvidia_ctl
+//   nvidia-modeset -> nvidia_ctl: a driver-wide display node, tied to no one GPU, but a
+//                     process holding it holds the driver, as `fuser /dev/nvidia*` shows
+//   nvidia-uvm, nvidia-uvm-tools -> nvidia_uvm
+//   nvidia-caps/nvidia-capN, nvidia-caps-imex-channels/channelN -> nvidia_caps
+//   dri/cardN -> dri_card, dri/renderDN -> dri_render (dri_minor = N)
+//   kfd -> kfd                                   accel/accelN -> accel
+// A target ending in " (deleted)" is a node unlinked while open (a container's /dev gone,
+// udev re-creating nodes): the process still holds the device, so it is classified like
+// the live path. Not GPU nodes: nvidia-nvswitch*, dri/controlD*, anything outside the
+// root or not exactly one of the names above (nvidia, nvidia0x, nvidia01, dri/card).
+// Pure: pci_bus_id is left empty (the fd sweep fills it from sysfs).
+std::optional<DeviceNode> classify_device_path(std::string_view link_target,
+                                               std::string_view devfs_root);
+
+}  // namespace gpukill

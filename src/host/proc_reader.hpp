@@ -1,0 +1,37 @@
+// Reads processes from procfs. Effects only: file reading here, parsing in proc_parse.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "host/roots.hpp"
+#include "model/process.hpp"
+#include "model/result.hpp"
+
+namespace gpukill {
+
+// Every numeric entry of procfs (a process may be gone by the time it is read).
+Result<std::vector<pid_t>> list_pids(const HostRoots& roots);
+
+// One process's details. Fails only when stat cannot be read (the process is gone or
+// procfs is unreadable); fields that are unreadable for permission reasons stay unknown.
+// All files are read through one open PROCFS/PID directory, so a PID reused mid-read
+// cannot mix two processes; a process that exits mid-read is an error (errno ESRCH), not
+// a half-filled record. Kernel threads and zombies have no exe and an empty cmdline.
+// uid is the real uid; user is user_name(uid), "" when uid is unknown.
+Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid);
+
+// Start time alone (field 22), the cheap identity check.
+Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid);
+
+// Name for a uid, or the number as text when the account database has none.
+// Thread-safe (getpwuid_r); answers are cached for the program's life, except NSS
+// failures, which show the number this time and are asked again next time.
+std::string user_name(uid_t uid);
+
+// Reads a whole small file (procfs and sysfs files report size 0, so read until EOF).
+Result<std::string> read_text_file(const std::string& path);
+
+}  // namespace gpukill

@@ -1,0 +1,68 @@
+// user_name: uid -> account name through NSS (getpwuid_r, reentrant). Names are cached
+// for the life of the program because a process table holds the same few uids thousands
+// of times and each NSS lookup may read /etc/passwd or ask a directory service.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "host/proc_reader.hpp"
+
+namespace gpukill {
+namespace {
+
+struct Lookup {
+    std::string name;
+    bool definitive = false;  // found, or NSS said there is no such account
+};
+
+Lookup lookup(uid_t uid) {
+    const long suggested = ::sysconf(_SC_GETPW_R_SIZE_MAX);
+    std::vector<char> buffer(suggested > 0 ? static_cast<std::size_t>(suggested) : 1024);
+    while (true) {
+        passwd entry{};
+        passwd* result = nullptr;
+        const int rc = ::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &result);
+        if (rc == ERANGE && buffer.size() < (1U << 20)) {
+            buffer.resize(buffer.size() * 2);
+            continue;
+        }
+        if (rc == 0 && result != nullptr && result->pw_name != nullptr) {
+            return {result->pw_name, true};
+        }
+        // No account: show the number. An NSS failure (rc != 0, e.g. a directory service
+        // down) also shows the number but is not remembered, so a later call can succeed.
+        return {std::to_string(uid), rc == 0};
+    }
+}
+
+struct NameCache {
+    std::mutex mutex;
+    std::unordered_map<uid_t, std::string> names;
+};
+
+NameCache& cache() {
+    static NameCache instance;  // guarded by its own mutex
+    return instance;
+}
+
+}  // namespace
+
+std::string user_name(uid_t uid) {
+    auto& c = cache();
+    {
+        std::lock_guard lock(c.mutex);
+        if (auto it = c.names.find(uid); it != c.names.end()) return it->second;
+    }
+    // Look up outside the lock: NSS may be slow, and two threads racing is harmless.
+    Lookup found = lookup(uid);
+    if (!found.definitive) return found.name;
+    std::lock_guard lock(c.mutex);
+    return c.names.try_emplace(uid, std::move(found.name)).first->second;
+}
+
+}  // namespace gpukill

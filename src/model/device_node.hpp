@@ -1,0 +1,43 @@
+// GPU device nodes and the processes that hold them open.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpukill {
+
+enum class DeviceNodeKind {
+    nvidia_gpu,   // /dev/nvidiaN: one GPU, N is the NVIDIA minor number
+    nvidia_ctl,   // /dev/nvidiactl: driver control node, not tied to one GPU
+    nvidia_uvm,   // /dev/nvidia-uvm, /dev/nvidia-uvm-tools
+    nvidia_caps,  // /dev/nvidia-caps/* (MIG capabilities)
+    dri_card,     // /dev/dri/cardN
+    dri_render,   // /dev/dri/renderDN
+    kfd,          // /dev/kfd: AMD compute, every AMD GPU
+    accel,        // /dev/accel/accelN
+};
+
+const char* to_string(DeviceNodeKind kind);
+
+// A device path relative to the device root, e.g. "nvidia0", "dri/renderD128".
+struct DeviceNode {
+    DeviceNodeKind kind = DeviceNodeKind::nvidia_ctl;
+    std::string relative_path;
+    std::optional<unsigned> nvidia_minor;   // for nvidia_gpu
+    std::optional<unsigned> dri_minor;      // for dri_card / dri_render: the N in the name
+    std::optional<std::string> pci_bus_id;  // dri nodes: the PCI parent from sysfs, normalised
+
+    friend bool operator==(const DeviceNode&, const DeviceNode&) = default;
+};
+
+// One process and every GPU device node it has open (each node once, however many fds).
+struct DeviceHolder {
+    pid_t pid = 0;
+    std::vector<DeviceNode> nodes;
+};
+
+}  // namespace gpukill

@@ -1,0 +1,47 @@
+// A host process as gpukill sees it: plain data, filled by src/host readers.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpukill {
+
+struct ContainerInfo {
+    std::string runtime;                 // "docker", "containerd", "cri-o", "podman", "kubernetes"
+    std::string id;                      // full container id (64 hex) where known, else ""
+    std::optional<std::string> pod_uid;  // Kubernetes pod UID with dashes, when under kubepods
+};
+
+// Identity of a process: a PID alone is reusable, PID plus start time is not.
+struct ProcessIdentity {
+    pid_t pid = 0;
+    std::uint64_t start_time_ticks = 0;  // field 22 of /proc/PID/stat, clock ticks since boot
+    friend bool operator==(const ProcessIdentity&, const ProcessIdentity&) = default;
+};
+
+struct ProcessInfo {
+    pid_t pid = 0;
+    pid_t ppid = 0;
+    pid_t pgid = 0;
+    pid_t sid = 0;
+    std::optional<uid_t> uid;  // real uid from status; unknown if status was unreadable
+    std::string user;          // name for uid, or the number as text when no name exists
+    std::string comm;
+    std::vector<std::string> cmdline;  // empty for kernel threads and zombies
+    std::optional<std::string> exe;    // target of /proc/PID/exe without " (deleted)"; unknown
+                                       // when not permitted
+    bool exe_deleted = false;
+    std::uint64_t start_time_ticks = 0;
+    char state = '?';            // R, S, D, Z, T, t, X, I...
+    std::vector<pid_t> nspid;    // NSpid from status: host PID first, innermost last
+    bool kernel_thread = false;  // PF_KTHREAD in the stat flags
+    std::optional<ContainerInfo> container;
+
+    ProcessIdentity identity() const { return {pid, start_time_ticks}; }
+};
+
+}  // namespace gpukill

@@ -1,0 +1,78 @@
+// One moment of the host: every GPU, every process holding one, and how each
+// process-GPU link was seen. Pure data; built by merge.hpp, rendered by the CLI.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/backend_status.hpp"
+#include "model/device_node.hpp"
+#include "model/gpu.hpp"
+#include "model/process.hpp"
+
+namespace gpukill {
+
+// Where a fact about a process-GPU pair came from.
+struct SeenBy {
+    bool driver = false;       // the driver's process list
+    bool device_file = false;  // an open fd on the GPU's device node
+    friend bool operator==(const SeenBy&, const SeenBy&) = default;
+};
+
+struct Gpu {
+    unsigned index = 0;  // global index, ordered by PCI address across backends
+    GpuReading reading;
+    // Memory the driver reports used that no live process in its list accounts for.
+    // Empty when unknowable (used memory or a listed process's memory unknown).
+    std::optional<std::uint64_t> unattributed_memory_bytes;
+    unsigned process_count = 0;
+};
+
+struct ProcessGpuUse {
+    unsigned gpu_index = 0;
+    std::optional<std::uint64_t> memory_bytes;  // from the driver; empty when unknown or unlisted
+    std::optional<DriverProcessKind> driver_kind;
+    SeenBy seen_by;
+};
+
+struct SnapshotProcess {
+    ProcessInfo info;
+    bool info_complete = true;             // false when /proc details were unreadable (exited?)
+    std::vector<ProcessGpuUse> gpus;       // GPUs it is tied to, by driver list or device file
+    std::vector<DeviceNode> device_nodes;  // every GPU device node it holds open
+    // Re-parented after its parent died (see looks_orphaned): the DataLoader worker
+    // left behind by `kill -9` on its trainer.
+    bool orphaned = false;
+};
+
+// A process whose parent died and that was re-parented to init. A daemon or a
+// systemd service (each its own session leader) is not orphaned though its parent
+// is PID 1. Re-parenting to a subreaper (tini, systemd --user) cannot be told
+// from /proc and is not detected.
+bool looks_orphaned(const ProcessInfo& info);
+
+struct Snapshot {
+    std::string host;
+    std::int64_t timestamp_unix_ms = 0;
+    std::vector<Gpu> gpus;
+    std::vector<SnapshotProcess> processes;  // sorted by PID
+    std::string devfs = "/dev";              // where device_nodes' relative paths live
+    // To turn start_time_ticks into wall time: btime from /proc/stat and CLK_TCK.
+    std::optional<std::int64_t> boot_time_unix_s;
+    long clock_ticks_per_second = 100;
+    std::vector<BackendStatus> backends;
+    // How much of the host the fd sweep could see: without privilege, other users'
+    // open files are unreadable, so their device holders are missing.
+    std::size_t processes_scanned = 0;
+    std::size_t processes_denied = 0;
+    std::size_t processes_unreadable = 0;  // fd directories unreadable for other reasons
+    bool process_scan_failed = false;      // procfs itself could not be listed
+    std::vector<std::string> warnings;     // one line each
+};
+
+}  // namespace gpukill

@@ -1,0 +1,162 @@
+#include "model/snapshot_json.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace gpukill {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class T>
+json optional_value(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+std::string join_args(const std::vector<std::string>& args) {
+    std::string joined;
+    for (const std::string& arg : args) {
+        if (!joined.empty()) joined += ' ';
+        joined += arg;
+    }
+    return joined;
+}
+
+json gpu_json(const Gpu& gpu) {
+    const GpuReading& r = gpu.reading;
+    return json{
+        {"index", gpu.index},
+        {"vendor", to_string(r.vendor)},
+        {"backend", r.backend},
+        {"name", optional_value(r.name)},
+        {"uuid", optional_value(r.uuid)},
+        {"pci_bus_id", optional_value(r.pci_bus_id)},
+        {"nvidia_minor", optional_value(r.nvidia_minor)},
+        {"driver_version", optional_value(r.driver_version)},
+        {"memory_total_bytes", optional_value(r.memory_total_bytes)},
+        {"memory_used_bytes", optional_value(r.memory_used_bytes)},
+        {"unattributed_memory_bytes", optional_value(gpu.unattributed_memory_bytes)},
+        {"utilization_percent", optional_value(r.utilization_percent)},
+        {"memory_utilization_percent", optional_value(r.memory_utilization_percent)},
+        {"temperature_celsius", optional_value(r.temperature_celsius)},
+        {"power_watts", optional_value(r.power_watts)},
+        {"power_limit_watts", optional_value(r.power_limit_watts)},
+        {"ecc_errors_corrected_volatile", optional_value(r.ecc_errors_corrected_volatile)},
+        {"ecc_errors_uncorrected_volatile", optional_value(r.ecc_errors_uncorrected_volatile)},
+        {"persistence_mode", optional_value(r.persistence_mode)},
+        {"mig_mode", optional_value(r.mig_mode)},
+        {"lost", r.lost},
+        {"process_list_available", r.processes.has_value()},
+        {"process_count", gpu.process_count},
+        {"problems", r.problems},
+    };
+}
+
+json container_json(const std::optional<ContainerInfo>& container) {
+    if (!container) return nullptr;
+    return json{{"runtime", container->runtime},
+                {"id", container->id.empty() ? json(nullptr) : json(container->id)},
+                {"pod_uid", optional_value(container->pod_uid)}};
+}
+
+json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
+    const ProcessInfo& info = process.info;
+    const bool known = process.info_complete;
+    json gpus = json::array();
+    for (const ProcessGpuUse& use : process.gpus) {
+        json seen_by = json::array();
+        if (use.seen_by.driver) seen_by.push_back("driver");
+        if (use.seen_by.device_file) seen_by.push_back("device_file");
+        gpus.push_back(json{
+            {"index", use.gpu_index},
+            {"memory_bytes", optional_value(use.memory_bytes)},
+            {"driver_kind", use.driver_kind ? json(to_string(*use.driver_kind)) : json(nullptr)},
+            {"seen_by", seen_by},
+        });
+    }
+    json device_files = json::array();
+    for (const DeviceNode& node : process.device_nodes) {
+        device_files.push_back(snapshot.devfs + "/" + node.relative_path);
+    }
+    auto start_ms = process_start_unix_ms(snapshot, info);
+    return json{
+        {"pid", info.pid},
+        {"ppid", known ? json(info.ppid) : json(nullptr)},
+        {"pgid", known ? json(info.pgid) : json(nullptr)},
+        {"sid", known ? json(info.sid) : json(nullptr)},
+        {"uid", optional_value(info.uid)},
+        {"user", known && !info.user.empty() ? json(info.user) : json(nullptr)},
+        {"name", known ? json(info.comm) : json(nullptr)},
+        {"cmdline", known ? json(join_args(info.cmdline)) : json(nullptr)},
+        {"argv", known ? json(info.cmdline) : json(nullptr)},
+        {"exe", optional_value(info.exe)},
+        {"exe_deleted", known ? json(info.exe_deleted) : json(nullptr)},
+        {"state", known ? json(std::string(1, info.state)) : json(nullptr)},
+        {"start_time", start_ms ? json(format_utc_timestamp(*start_ms)) : json(nullptr)},
+        {"start_time_ticks", known ? json(info.start_time_ticks) : json(nullptr)},
+        {"nspid", known ? json(info.nspid) : json(nullptr)},
+        {"container", container_json(info.container)},
+        {"orphaned", process.orphaned},
+        {"info_complete", known},
+        {"gpus", gpus},
+        {"device_files", device_files},
+    };
+}
+
+}  // namespace
+
+std::string format_utc_timestamp(std::int64_t unix_ms) {
+    std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
+                       utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                       unix_ms % 1000);
+}
+
+std::optional<std::int64_t> process_start_unix_ms(const Snapshot& snapshot,
+                                                  const ProcessInfo& info) {
+    if (!snapshot.boot_time_unix_s || snapshot.clock_ticks_per_second <= 0 ||
+        info.start_time_ticks == 0) {
+        return std::nullopt;
+    }
+    return *snapshot.boot_time_unix_s * 1000 +
+           static_cast<std::int64_t>(info.start_time_ticks * 1000 /
+                                     static_cast<std::uint64_t>(snapshot.clock_ticks_per_second));
+}
+
+nlohmann::ordered_json to_json(const Snapshot& snapshot) {
+    json gpus = json::array();
+    for (const Gpu& gpu : snapshot.gpus) gpus.push_back(gpu_json(gpu));
+    json processes = json::array();
+    for (const SnapshotProcess& process : snapshot.processes) {
+        processes.push_back(process_json(snapshot, process));
+    }
+    json backends = json::array();
+    for (const BackendStatus& backend : snapshot.backends) {
+        backends.push_back(json{{"name", backend.name},
+                                {"loaded", backend.loaded},
+                                {"detail", backend.detail},
+                                {"driver_version", optional_value(backend.driver_version)}});
+    }
+    return json{
+        {"schema_version", kSnapshotSchemaVersion},
+        {"host", snapshot.host},
+        {"timestamp", format_utc_timestamp(snapshot.timestamp_unix_ms)},
+        {"timestamp_unix_ms", snapshot.timestamp_unix_ms},
+        {"backends", backends},
+        {"visibility",
+         json{{"processes_scanned", snapshot.processes_scanned},
+              {"processes_denied", snapshot.processes_denied},
+              {"processes_unreadable", snapshot.processes_unreadable},
+              {"process_scan_failed", snapshot.process_scan_failed},
+              {"complete", snapshot.processes_denied == 0 && snapshot.processes_unreadable == 0 &&
+                               !snapshot.process_scan_failed}}},
+        {"gpus", gpus},
+        {"processes", processes},
+        {"warnings", snapshot.warnings},
+    };
+}
+
+}  // namespace gpukill

@@ -1,0 +1,69 @@
+#include "cli/doctor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace gpukill::cli {
+namespace {
+
+const DoctorCheck& find(const std::vector<DoctorCheck>& checks, const std::string& name) {
+    auto it = std::find_if(checks.begin(), checks.end(),
+                           [&](const DoctorCheck& c) { return c.name == name; });
+    EXPECT_NE(it, checks.end()) << name;
+    return *it;
+}
+
+DoctorFacts healthy() {
+    DoctorFacts facts;
+    facts.backends.push_back({.name = "nvml",
+                              .loaded = true,
+                              .detail = "loaded libnvidia-ml.so.1",
+                              .driver_version = "550.54.15"});
+    facts.procfs_readable = true;
+    facts.processes_scanned = 300;
+    facts.gpus_found = 2;
+    facts.nvidia_device_nodes = 2;
+    facts.state_dir = "/var/lib/gpukill";
+    facts.state_dir_writable = true;
+    return facts;
+}
+
+TEST(Doctor, AHealthyHostHasNoWarnings) {
+    auto checks = diagnose(healthy());
+    for (const auto& check : checks) EXPECT_NE(check.level, CheckLevel::warn) << check.name;
+    EXPECT_NE(find(checks, "backend nvml").detail.find("driver 550.54.15"), std::string::npos);
+}
+
+TEST(Doctor, DeviceNodesWithoutAWorkingDriverLibraryFailWithAdvice) {
+    DoctorFacts facts = healthy();
+    facts.backends[0] = {
+        .name = "nvml", .loaded = false, .detail = "no library", .advice = "install the driver"};
+    auto checks = diagnose(facts);
+    const DoctorCheck& check = find(checks, "backend nvml");
+    EXPECT_EQ(check.level, CheckLevel::fail);
+    EXPECT_EQ(check.advice, "install the driver");
+}
+
+TEST(Doctor, NoNodesAndNoLibraryIsOnlyInformation) {
+    DoctorFacts facts = healthy();
+    facts.nvidia_device_nodes = 0;
+    facts.backends[0] = {.name = "nvml", .loaded = false, .detail = "no library"};
+    auto checks = diagnose(facts);
+    EXPECT_EQ(find(checks, "backend nvml").level, CheckLevel::info);
+}
+
+TEST(Doctor, UnreadableProcessesAreAWarningThatSaysToRunAsRoot) {
+    DoctorFacts facts = healthy();
+    facts.processes_denied = 12;
+    facts.euid = 1000;
+    auto checks = diagnose(facts);
+    const DoctorCheck& check = find(checks, "process visibility");
+    EXPECT_EQ(check.level, CheckLevel::warn);
+    EXPECT_NE(check.detail.find("12 of 300"), std::string::npos);
+    ASSERT_TRUE(check.advice);
+    EXPECT_NE(check.advice->find("root"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpukill::cli

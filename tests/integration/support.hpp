@@ -1,0 +1,83 @@
+// Test support for integration tests: a simulated host (gpusim init) in a temp
+// directory, real `gpusim run` workloads that are always cleaned up, and running
+// the gpukill binary with the simulator's environment.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpukill::testing {
+
+struct CommandResult {
+    int exit_code = -1;  // 128 + signal when killed
+    std::string out;
+    std::string err;
+};
+
+// Runs argv[0] with `env` added to this process's environment; no shell.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env = {},
+                          double timeout_seconds = 30);
+
+// A workload process started by the test. The destructor SIGKILLs the parent and
+// every worker it reported and reaps them: tests only ever signal what they started.
+class Workload {
+  public:
+    Workload(pid_t pid, std::uint64_t start_time_ticks, std::vector<pid_t> workers,
+             std::uint64_t memory_bytes);
+    Workload(Workload&& other) noexcept;
+    Workload& operator=(Workload&&) = delete;
+    ~Workload();
+
+    pid_t pid() const { return pid_; }
+    std::uint64_t start_time_ticks() const { return start_time_ticks_; }
+    const std::vector<pid_t>& workers() const { return workers_; }
+    std::uint64_t memory_bytes() const { return memory_bytes_; }
+
+    // SIGKILL the parent alone and reap it; its workers live on as orphans.
+    void kill_parent();
+    void kill_all();
+
+  private:
+    pid_t pid_;
+    std::uint64_t start_time_ticks_;
+    std::vector<pid_t> workers_;
+    std::uint64_t memory_bytes_;
+    bool parent_alive_ = true;
+};
+
+class SimulatedHost {
+  public:
+    // gpusim init --root <tempdir> [--scenario file with `scenario_yaml`]
+    explicit SimulatedHost(const std::string& scenario_yaml = "");
+    ~SimulatedHost();
+    SimulatedHost(const SimulatedHost&) = delete;
+    SimulatedHost& operator=(const SimulatedHost&) = delete;
+
+    const std::string& root() const { return root_; }
+    // The variables `gpusim env` prints.
+    const std::map<std::string, std::string>& env() const { return env_; }
+
+    // gpusim run --root ROOT <args>, waiting for its ready line.
+    Workload run(const std::vector<std::string>& args);
+    void leak(unsigned gpu, const std::string& size);
+
+    CommandResult gpukill(const std::vector<std::string>& args,
+                          const std::map<std::string, std::string>& extra_env = {}) const;
+    nlohmann::json list_json(const std::vector<std::string>& extra_args = {}) const;
+
+  private:
+    std::string root_;
+    std::map<std::string, std::string> env_;
+};
+
+bool process_alive(pid_t pid);  // exists and is not a zombie
+std::string current_user_name();
+
+}  // namespace gpukill::testing
