@@ -8,6 +8,7 @@
 #include "cli/doctor.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/global_options.hpp"
+#include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
 
 namespace gpukill::cli {
@@ -49,6 +50,43 @@ void add_list_flags(CLI::App& app, ListOptions& list, std::string& output) {
         ->group(group);
 }
 
+void add_kill_flags(CLI::App& app, KillOptions& kill) {
+    const char* group = "Killing (gpukill kill, or gpukill --kill)";
+    app.add_option("--pid,-p", kill.pids, "a process to stop (repeatable)")->group(group);
+    app.add_option("--filter", kill.filter, "regular expression on name and command line")
+        ->group(group);
+    app.add_option("--user,-u", kill.user, "processes of this user (exact name or uid)")
+        ->group(group);
+    app.add_option("--container", kill.container,
+                   "processes in this container (id prefix or pod UID)")
+        ->group(group);
+    app.add_option("--min-memory", kill.min_memory, "holding at least this much GPU memory (4G)")
+        ->group(group);
+    app.add_flag("--orphaned", kill.orphaned, "only processes whose parent died")->group(group);
+    app.add_flag("--unlisted", kill.unlisted,
+                 "only processes holding a GPU device file but absent from the driver's list")
+        ->group(group);
+    app.add_flag("--tree", kill.tree, "also every descendant of each target")->group(group);
+    app.add_flag("--group", kill.group, "also every process in each target's process group")
+        ->group(group);
+    app.add_flag("--batch", kill.batch, "act on what a many-process selector matched")
+        ->group(group);
+    app.add_flag("--force,-f", kill.force, "SIGKILL what survives the first signal")->group(group);
+    app.add_option("--signal,-s", kill.signal, "first signal (default SIGTERM; SIGINT for PyTorch)")
+        ->group(group);
+    app.add_option("--timeout-secs,-t", kill.timeout_seconds,
+                   "seconds to wait after each signal (default 5)")
+        ->group(group);
+    app.add_option("--verify-timeout", kill.verify_timeout_seconds,
+                   "seconds to wait for the memory to come back (default 10)")
+        ->group(group);
+    app.add_flag("--dry-run,--safe", kill.dry_run, "print the plan, signal nothing")->group(group);
+}
+
+std::vector<std::string> arguments(int argc, char** argv) {
+    return std::vector<std::string>(argv, argv + argc);
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -64,6 +102,13 @@ int run_cli(int argc, char** argv) {
     app.add_flag("--list,-l", compat_list, "list GPUs and processes (same as `gpukill list`)")
         ->group("Listing");
     add_list_flags(app, list, output);
+    KillOptions kill;
+    bool compat_kill = false;
+    app.add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
+        ->group("Killing (gpukill kill, or gpukill --kill)");
+    add_kill_flags(app, kill);
+    std::vector<std::string> positional_pids;
+    app.add_option("pids", positional_pids, "PIDs to stop (short form of gpukill kill --pid)");
 
     // Subcommand options fall through to the app, so `gpukill list --json` and
     // `gpukill --list --json` are the same parse.
@@ -72,6 +117,11 @@ int run_cli(int argc, char** argv) {
     CLI::App* doctor_command =
         app.add_subcommand("doctor", "check backends, drivers and visibility; say what to fix");
     bool doctor_json = false;
+    CLI::App* kill_command =
+        app.add_subcommand("kill", "stop processes holding GPUs and prove the memory came back");
+    kill_command->fallthrough();
+    std::vector<std::string> kill_pids;
+    kill_command->add_option("pids", kill_pids, "PIDs to stop");
     doctor_command->add_flag("--json", doctor_json, "one JSON document");
 
     try {
@@ -92,6 +142,18 @@ int run_cli(int argc, char** argv) {
     if (output == "json") list.json = true;
 
     if (doctor_command->parsed()) return run_doctor(global, doctor_json);
+    bool wants_kill = kill_command->parsed() || compat_kill || !positional_pids.empty();
+    if (wants_kill && (list_command->parsed() || compat_list)) {
+        fmt::print(stderr, "gpukill: choose one of list and kill\n");
+        return exit_code::invalid_arguments;
+    }
+    if (wants_kill) {
+        kill.pids.insert(kill.pids.end(), positional_pids.begin(), positional_pids.end());
+        kill.pids.insert(kill.pids.end(), kill_pids.begin(), kill_pids.end());
+        kill.gpu = list.gpu;
+        kill.json = list.json;
+        return run_kill(global, kill, arguments(argc, argv));
+    }
     if (list_command->parsed() || compat_list) return run_list(global, list);
     fmt::print(stderr, "gpukill: no command given (try `gpukill list` or gpukill --help)\n");
     return exit_code::invalid_arguments;

@@ -138,6 +138,53 @@ CommandResult run_command(const std::vector<std::string>& argv,
     return result;
 }
 
+RunningCommand::RunningCommand(const std::vector<std::string>& argv,
+                               const std::map<std::string, std::string>& env) {
+    int err_fd = -1;
+    pid_ = spawn(argv, env, out_fd_, err_fd);
+    close(err_fd);
+}
+
+RunningCommand::~RunningCommand() {
+    if (!reaped_) {
+        kill(pid_, SIGKILL);  // our own child, not yet reaped: its PID cannot be reused
+        waitpid(pid_, nullptr, 0);
+    }
+    if (out_fd_ >= 0) close(out_fd_);
+}
+
+std::optional<std::string> RunningCommand::read_line(double timeout_seconds) {
+    auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+    while (buffer_.find('\n') == std::string::npos) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) return std::nullopt;
+        pollfd p{out_fd_, POLLIN, 0};
+        if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        std::array<char, 65536> chunk;
+        ssize_t n = read(out_fd_, chunk.data(), chunk.size());
+        if (n <= 0) return std::nullopt;
+        buffer_.append(chunk.data(), static_cast<std::size_t>(n));
+    }
+    auto newline = buffer_.find('\n');
+    std::string line = buffer_.substr(0, newline);
+    buffer_.erase(0, newline + 1);
+    return line;
+}
+
+void RunningCommand::send_signal(int signal) {
+    if (!reaped_) kill(pid_, signal);
+}
+
+int RunningCommand::wait() {
+    if (!reaped_) {
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        exit_code_ = decode_status(status);
+        reaped_ = true;
+    }
+    return exit_code_;
+}
+
 Workload::Workload(pid_t pid, std::uint64_t start_time_ticks, std::vector<pid_t> workers,
                    std::uint64_t memory_bytes)
     : pid_(pid),

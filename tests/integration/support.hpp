@@ -25,6 +25,30 @@ CommandResult run_command(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env = {},
                           double timeout_seconds = 30);
 
+// A command left running, read line by line: for tests that must act on what a
+// process printed (e.g. interrupt a watch after its second frame), with no timing
+// guesses. The destructor SIGKILLs and reaps it if it still runs.
+class RunningCommand {
+  public:
+    RunningCommand(const std::vector<std::string>& argv,
+                   const std::map<std::string, std::string>& env = {});
+    ~RunningCommand();
+    RunningCommand(const RunningCommand&) = delete;
+    RunningCommand& operator=(const RunningCommand&) = delete;
+
+    // The next line of stdout without its newline; empty optional on EOF or timeout.
+    std::optional<std::string> read_line(double timeout_seconds = 10);
+    void send_signal(int signal);  // to this child only
+    int wait();                    // exit code, 128 + signal when killed
+
+  private:
+    pid_t pid_ = -1;
+    int out_fd_ = -1;
+    std::string buffer_;
+    bool reaped_ = false;
+    int exit_code_ = -1;
+};
+
 // A workload process started by the test. The destructor SIGKILLs the parent and
 // every worker it reported and reaps them: tests only ever signal what they started.
 class Workload {

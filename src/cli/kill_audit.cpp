@@ -1,0 +1,44 @@
+#include "cli/kill_audit.hpp"
+
+#include <fmt/format.h>
+
+#include "audit/reclaim_records.hpp"
+#include "audit/syslog_line.hpp"
+
+namespace gpukill::cli {
+
+KillAudit::KillAudit(const std::string& state_dir, const std::vector<std::string>& argv)
+    : who_(audit::current_invocation(argv)) {
+    auto log = audit::AuditLog::open(state_dir);
+    if (log) {
+        log_.emplace(std::move(*log));
+    } else {
+        problem_ =
+            fmt::format("audit log unavailable, actions go to syslog only: {}", log.error().what);
+    }
+}
+
+void KillAudit::append_all(const std::vector<nlohmann::ordered_json>& records) {
+    for (const auto& record : records) {
+        if (!log_) {
+            audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
+            continue;
+        }
+        auto appended = log_->append(record);
+        if (!appended && !problem_) problem_ = "audit log write failed: " + appended.error().what;
+    }
+}
+
+void KillAudit::planned(const reclaim::KillPlan& plan) {
+    append_all(audit::plan_records(who_, plan));
+}
+
+void KillAudit::executed(const reclaim::ExecuteResult& executed) {
+    append_all(audit::execution_records(who_, executed));
+}
+
+void KillAudit::verified(const std::vector<reclaim::GpuRelease>& releases) {
+    append_all(audit::verification_records(who_, releases));
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,36 @@
+// The audit trail of one `gpukill kill` run. Opening the log can fail (read-only
+// state directory); the run still proceeds, syslog still gets every record (the
+// audit log sends there even when its file write fails), and the problem is reported.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "audit/audit_log.hpp"
+#include "audit/envelope.hpp"
+#include "reclaim/execute.hpp"
+#include "reclaim/plan.hpp"
+#include "reclaim/verify.hpp"
+
+namespace gpukill::cli {
+
+class KillAudit {
+  public:
+    KillAudit(const std::string& state_dir, const std::vector<std::string>& argv);
+
+    void planned(const reclaim::KillPlan& plan);
+    void executed(const reclaim::ExecuteResult& executed);
+    void verified(const std::vector<reclaim::GpuRelease>& releases);
+
+    bool ok() const { return !problem_.has_value(); }
+    const std::string& problem() const { return *problem_; }
+
+  private:
+    void append_all(const std::vector<nlohmann::ordered_json>& records);
+    audit::Invocation who_;
+    std::optional<audit::AuditLog> log_;
+    std::optional<std::string> problem_;
+};
+
+}  // namespace gpukill::cli

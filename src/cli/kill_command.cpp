@@ -1,0 +1,156 @@
+#include "cli/kill_command.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "backends/registry.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/kill_audit.hpp"
+#include "cli/kill_exit.hpp"
+#include "cli/kill_report.hpp"
+#include "config/protected_list_file.hpp"
+#include "discovery/discover.hpp"
+#include "discovery/gpu_selector.hpp"
+#include "host/process_table.hpp"
+#include "model/byte_size.hpp"
+#include "reclaim/execute.hpp"
+#include "reclaim/safety_context.hpp"
+#include "reclaim/select.hpp"
+#include "reclaim/verify.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+int usage_error(const std::string& message) {
+    fmt::print(stderr, "gpukill: {}\n", message);
+    return exit_code::invalid_arguments;
+}
+
+// Live progress on a terminal only: scripts and --json get none of it.
+std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool force) {
+    if (!enabled) return {};
+    return [force](std::size_t left, double seconds) {
+        fmt::print(stderr, "\r\x1b[Kwaiting for {} target{} to exit; {} in {:.1f} s", left,
+                   left == 1 ? "" : "s", force ? "SIGKILL" : "giving up", seconds);
+        std::fflush(stderr);
+    };
+}
+
+void print_report(const KillReport& report, bool json) {
+    if (json) {
+        fmt::print("{}\n", kill_report_json(report).dump(2));
+    } else {
+        std::fputs(render_kill_report(report).c_str(), stdout);
+    }
+}
+
+}  // namespace
+
+int run_kill(const GlobalOptions& global, const KillOptions& options,
+             const std::vector<std::string>& argv) {
+    auto first_signal = reclaim::parse_signal_name(options.signal);
+    if (!first_signal) return usage_error(first_signal.error().what);
+    if (!(options.timeout_seconds >= 0 && options.timeout_seconds <= 3600)) {
+        return usage_error("--timeout-secs must be between 0 and 3600");
+    }
+    if (!(options.verify_timeout_seconds >= 0 && options.verify_timeout_seconds <= 3600)) {
+        return usage_error("--verify-timeout must be between 0 and 3600");
+    }
+    reclaim::Selectors selectors;
+    selectors.pid_arguments = options.pids;
+    selectors.filter = options.filter;
+    selectors.user = options.user;
+    selectors.container = options.container;
+    selectors.orphaned = options.orphaned;
+    selectors.unlisted = options.unlisted;
+    selectors.tree = options.tree;
+    selectors.group = options.group;
+    selectors.batch = options.batch;
+    if (options.min_memory) {
+        auto bytes = parse_byte_size(*options.min_memory);
+        if (!bytes) return usage_error("--min-memory: " + bytes.error().what);
+        selectors.min_memory_bytes = *bytes;
+    }
+    if (selectors.pid_arguments.empty() && !selectors.has_match_selector() && !options.gpu) {
+        return usage_error("kill needs a target: --pid P, a PID, or a selector such as --gpu G");
+    }
+
+    auto protected_list = config::load_protected_list(global.config_dir);
+    if (!protected_list) return usage_error(protected_list.error().what);
+
+    auto backends = open_backends(backend_config(global), std::nullopt);
+    for (const auto& backend : backends) {
+        if (backend->status().explicitly_requested && !backend->status().loaded) {
+            fmt::print(stderr, "gpukill: {}\n", backend->status().detail);
+            return exit_code::failure;
+        }
+    }
+    Snapshot before = discover(global.roots, backends);
+    if (options.gpu) {
+        auto index = resolve_gpu_selector(*options.gpu, before.gpus);
+        if (!index) return usage_error(index.error().what);
+        selectors.gpu = *index;
+    }
+    auto table = read_process_table(global.roots);
+    if (!table) {
+        fmt::print(stderr, "gpukill: {}\n", table.error().what);
+        return exit_code::failure;
+    }
+    reclaim::SafetyContext safety = reclaim::gather_safety_context(global.roots, *protected_list);
+    auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
+    if (!plan) return usage_error(plan.error().what);
+
+    KillAudit audit(global.state_dir, argv);
+    audit.planned(*plan);
+
+    KillReport report{.plan = &*plan,
+                      .dry_run = options.dry_run,
+                      .preview = plan->needs_batch_confirmation,
+                      .first_signal = reclaim::signal_name(*first_signal),
+                      .force = options.force,
+                      .timeout_seconds = options.timeout_seconds};
+    if (plan->aborted()) {
+        report.exit_code = aborted_plan_exit_code(*plan);
+        print_report(report, options.json);
+        return report.exit_code;
+    }
+    if (options.dry_run || plan->needs_batch_confirmation || plan->targets.empty()) {
+        report.exit_code =
+            plan->needs_batch_confirmation && !options.dry_run ? kill_exit::preview_only : 0;
+        print_report(report, options.json);
+        return report.exit_code;
+    }
+
+    bool show_progress = !options.json && isatty(STDERR_FILENO) == 1;
+    reclaim::ExecuteOptions execute{
+        .first_signal = *first_signal,
+        .timeout_seconds = options.timeout_seconds,
+        .force = options.force,
+        .kill_timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 1,
+        .progress = terminal_progress(show_progress, options.force)};
+    reclaim::ExecuteResult executed = reclaim::execute_plan(*plan, global.roots, execute);
+    if (show_progress) fmt::print(stderr, "\r\x1b[K");
+    audit.executed(executed);
+
+    std::vector<pid_t> target_pids;
+    for (const reclaim::TargetResult& result : executed.targets) {
+        target_pids.push_back(result.target.identity.pid);
+    }
+    std::vector<reclaim::GpuRelease> releases = reclaim::verify_release(
+        *plan, target_pids, [&] { return discover(global.roots, backends); },
+        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds});
+    reclaim::note_unreaped_zombies(executed.targets, global.roots);
+    audit.verified(releases);
+
+    report.results = &executed.targets;
+    report.releases = &releases;
+    report.exit_code = executed_plan_exit_code(executed.targets, releases);
+    print_report(report, options.json);
+    if (!audit.ok()) fmt::print(stderr, "gpukill: warning: {}\n", audit.problem());
+    return report.exit_code;
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,37 @@
+// `gpukill kill` (compatible: `gpukill --kill --pid P`, and `gpukill P`): select
+// targets, show or carry out the plan, prove the memory came back, audit it all.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/global_options.hpp"
+
+namespace gpukill::cli {
+
+struct KillOptions {
+    std::vector<std::string> pids;  // --pid and positional PIDs, as typed
+    std::optional<std::string> gpu;
+    std::optional<std::string> filter;
+    std::optional<std::string> user;
+    std::optional<std::string> container;
+    std::optional<std::string> min_memory;
+    bool orphaned = false;
+    bool unlisted = false;
+    bool tree = false;
+    bool group = false;
+    bool batch = false;
+    bool force = false;
+    bool dry_run = false;
+    bool json = false;
+    std::string signal = "SIGTERM";
+    double timeout_seconds = 5;
+    double verify_timeout_seconds = 10;
+};
+
+// `argv` is recorded in the audit log.
+int run_kill(const GlobalOptions& global, const KillOptions& options,
+             const std::vector<std::string>& argv);
+
+}  // namespace gpukill::cli

@@ -1,0 +1,39 @@
+#include "cli/kill_exit.hpp"
+
+#include <algorithm>
+
+#include "cli/exit_codes.hpp"
+
+namespace gpukill::cli {
+
+int aborted_plan_exit_code(const reclaim::KillPlan& plan) {
+    bool any_named = false;
+    bool all_permission = true;
+    for (const reclaim::Refusal& refusal : plan.refusals) {
+        if (!refusal.explicitly_named) continue;
+        any_named = true;
+        all_permission &= refusal.kind == reclaim::RefusalKind::permission;
+    }
+    return any_named && all_permission ? exit_code::permission_denied
+                                       : exit_code::invalid_arguments;
+}
+
+int executed_plan_exit_code(const std::vector<reclaim::TargetResult>& results,
+                            const std::vector<reclaim::GpuRelease>& releases) {
+    if (std::any_of(results.begin(), results.end(), [](const reclaim::TargetResult& r) {
+            return r.outcome == reclaim::Outcome::survived;
+        })) {
+        return kill_exit::survivors;
+    }
+    if (std::any_of(releases.begin(), releases.end(),
+                    [](const reclaim::GpuRelease& r) { return r.soft_locked; })) {
+        return kill_exit::soft_locked;
+    }
+    if (std::any_of(releases.begin(), releases.end(),
+                    [](const reclaim::GpuRelease& r) { return !r.released; })) {
+        return kill_exit::not_released;
+    }
+    return exit_code::ok;
+}
+
+}  // namespace gpukill::cli

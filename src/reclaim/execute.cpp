@@ -1,0 +1,211 @@
+#include "reclaim/execute.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "reclaim/exit_waiter.hpp"
+#include "reclaim/outcome_notes.hpp"
+#include "reclaim/target_binding.hpp"
+
+namespace gpukill::reclaim {
+namespace {
+
+// One bound target: where its result goes and what has happened to it.
+struct Slot {
+    std::size_t result = 0;  // index into ExecuteResult::targets
+    BoundProcess process;
+    bool waiting = false;    // signalled and not yet seen to exit
+    bool sent_kill = false;  // the signal it last got was SIGKILL
+};
+
+Clock::duration to_duration(double seconds) {
+    // Negative, NaN and absurd values become 0 s or about four months.
+    const double clamped = std::isfinite(seconds) ? std::clamp(seconds, 0.0, 1e7) : 0.0;
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(clamped));
+}
+
+double since(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
+bool continue_after(int signal) {
+    return signal != SIGKILL && signal != SIGCONT && signal != SIGSTOP && signal != SIGTSTP &&
+           signal != SIGTTIN && signal != SIGTTOU;
+}
+
+// Sends `signal` to every slot; marks those it reached as waiting.
+void signal_all(std::vector<Slot>& slots, ExecuteResult& result, const HostRoots& roots, int signal,
+                Clock::time_point t0) {
+    for (Slot& slot : slots) {
+        TargetResult& target = result.targets[slot.result];
+        const SendResult sent = send_signal(slot.process, roots, signal);
+        switch (sent.status) {
+            case SendStatus::sent:
+                target.signals_sent.push_back(signal_name(signal));
+                slot.waiting = true;
+                slot.sent_kill = signal == SIGKILL;
+                break;
+            case SendStatus::exited:
+                // Already exiting: before the first signal it exited on its own; before
+                // SIGKILL it was the first signal that ended it.
+                if (target.signals_sent.empty()) {
+                    target.outcome = Outcome::exited;
+                } else {
+                    target.outcome = slot.sent_kill ? Outcome::killed : Outcome::terminated;
+                    target.seconds = since(t0, Clock::now());
+                }
+                slot.waiting = false;
+                break;
+            case SendStatus::denied:
+                target.outcome = Outcome::refused;
+                target.note = denied_note(target.target.user, signal);
+                slot.waiting = false;
+                break;
+            case SendStatus::failed:
+                target.outcome = Outcome::refused;
+                target.note =
+                    "could not send " + signal_name(signal) + ": " + std::strerror(sent.error);
+                slot.waiting = false;
+                break;
+        }
+    }
+}
+
+// Waits for the waiting slots up to `deadline`; those seen to exit get their outcome.
+void wait_phase(std::vector<Slot>& slots, ExecuteResult& result, const HostRoots& roots,
+                Clock::time_point t0, Clock::time_point deadline, const ExecuteOptions& options) {
+    std::vector<WaitEntry> entries;
+    std::vector<Slot*> owners;
+    for (Slot& slot : slots) {
+        if (!slot.waiting) continue;
+        entries.push_back(WaitEntry{.process = &slot.process});
+        owners.push_back(&slot);
+    }
+    wait_for_exits(entries, deadline, roots, options.progress);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (!entries[i].exited_at) continue;
+        Slot& slot = *owners[i];
+        TargetResult& target = result.targets[slot.result];
+        target.outcome = slot.sent_kill ? Outcome::killed : Outcome::terminated;
+        target.seconds = since(t0, *entries[i].exited_at);
+        slot.waiting = false;
+    }
+}
+
+ExecuteResult refuse_all(const KillPlan& plan, ExecuteResult result) {
+    const std::string note =
+        plan.aborted()
+            ? "not signalled: a PID named explicitly was refused, so nothing is signalled"
+            : "not signalled: the selectors may match many processes; confirm with --batch";
+    for (TargetResult& target : result.targets) {
+        target.outcome = Outcome::refused;
+        target.note = note;
+    }
+    return result;
+}
+
+}  // namespace
+
+const char* to_string(Outcome outcome) {
+    switch (outcome) {
+        case Outcome::exited:
+            return "exited";
+        case Outcome::terminated:
+            return "terminated";
+        case Outcome::killed:
+            return "killed";
+        case Outcome::survived:
+            return "survived";
+        case Outcome::refused:
+            return "refused";
+        case Outcome::gone:
+            return "gone";
+    }
+    return "unknown";
+}
+
+ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
+                           const ExecuteOptions& options) {
+    const Clock::time_point start = Clock::now();
+    ExecuteResult result;
+    for (const PlannedTarget& target : plan.targets) {
+        result.targets.push_back(TargetResult{.target = target});
+    }
+    if (plan.aborted() || plan.needs_batch_confirmation) return refuse_all(plan, std::move(result));
+
+    std::vector<Slot> slots;
+    for (std::size_t i = 0; i < plan.targets.size(); ++i) {
+        TargetResult& target = result.targets[i];
+        Binding binding = bind_process(plan.targets[i].identity, roots, options.use_pidfd);
+        switch (binding.status) {
+            case BindStatus::bound:
+                slots.push_back(Slot{.result = i, .process = std::move(binding.process)});
+                break;
+            case BindStatus::gone:
+            case BindStatus::reused:
+                target.outcome = Outcome::gone;
+                if (!binding.note.empty()) target.note = binding.note;
+                break;
+            case BindStatus::zombie:
+                target.outcome = Outcome::exited;
+                break;
+            case BindStatus::failed:
+                target.outcome = Outcome::refused;
+                target.note = "could not bind to the process: " + binding.note;
+                break;
+        }
+    }
+
+    const Clock::time_point t0 = Clock::now();
+    signal_all(slots, result, roots, options.first_signal, t0);
+    if (continue_after(options.first_signal)) {
+        for (Slot& slot : slots) {
+            if (!slot.waiting || slot.process.state != 'T') continue;
+            if (send_signal(slot.process, roots, SIGCONT).status == SendStatus::sent) {
+                result.targets[slot.result].signals_sent.push_back(signal_name(SIGCONT));
+            }
+        }
+    }
+    wait_phase(slots, result, roots, t0, t0 + to_duration(options.timeout_seconds), options);
+
+    if (options.force) {
+        std::vector<Slot> survivors;
+        for (Slot& slot : slots) {
+            if (slot.waiting) survivors.push_back(std::move(slot));
+        }
+        slots = std::move(survivors);
+        signal_all(slots, result, roots, SIGKILL, t0);
+        wait_phase(slots, result, roots, t0,
+                   Clock::now() + to_duration(options.kill_timeout_seconds), options);
+    }
+
+    for (Slot& slot : slots) {
+        if (!slot.waiting) continue;
+        TargetResult& target = result.targets[slot.result];
+        auto live = live_state(slot.process.identity, roots);
+        if (!live) {  // exited in the moment after the wait gave up
+            target.outcome = slot.sent_kill ? Outcome::killed : Outcome::terminated;
+            target.seconds = since(t0, Clock::now());
+            continue;
+        }
+        target.outcome = Outcome::survived;
+        target.note = survivor_note(live->state, options, slot.sent_kill);
+    }
+    result.seconds = since(start, Clock::now());
+    return result;
+}
+
+void note_unreaped_zombies(std::vector<TargetResult>& results, const HostRoots& roots) {
+    for (TargetResult& target : results) {
+        const bool ended = target.outcome == Outcome::exited ||
+                           target.outcome == Outcome::terminated ||
+                           target.outcome == Outcome::killed;
+        if (!ended) continue;
+        if (auto parent = unreaped_zombie_parent(target.target.identity, roots)) {
+            target.note = zombie_note(*parent);
+        }
+    }
+}
+
+}  // namespace gpukill::reclaim

@@ -1,0 +1,85 @@
+// Carrying out a KillPlan: bind every target to its identity, signal them all at
+// once through pidfds, wait on the pidfds (poll, no sleep loops), escalate.
+#pragma once
+
+#include <signal.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/roots.hpp"
+#include "model/result.hpp"
+#include "reclaim/plan.hpp"
+
+namespace gpukill::reclaim {
+
+enum class Outcome {
+    exited,      // gone before any signal was sent (exited on its own)
+    terminated,  // exited after the first signal
+    killed,      // exited after SIGKILL
+    survived,    // still alive when gpukill gave up
+    refused,     // not signalled: see the plan's refusals, or its identity changed
+    gone,        // the PID was gone or belonged to another process at binding time
+};
+const char* to_string(Outcome outcome);
+
+struct TargetResult {
+    PlannedTarget target;
+    Outcome outcome = Outcome::survived;
+    std::vector<std::string> signals_sent;  // "SIGTERM", "SIGKILL"
+    double seconds = 0;                     // from the first signal to confirmed exit
+    // Why a survivor survived and what would help, e.g. "in uninterruptible sleep (D):
+    // ..." or "a zombie its parent 4242 does not reap".
+    std::optional<std::string> note;
+};
+
+struct ExecuteOptions {
+    int first_signal = SIGTERM;
+    double timeout_seconds = 5;  // wait after the first signal
+    bool force = false;          // SIGKILL survivors, then wait kill_timeout_seconds
+    double kill_timeout_seconds = 5;
+    // Called about every 200 ms while waiting (terminal progress): targets left and
+    // seconds until escalation (or until giving up).
+    std::function<void(std::size_t left, double seconds_to_next_step)> progress;
+    // false: never use pidfds, signal with kill() after a start-time check, as on kernels
+    // before 5.3 (where pidfd_open gives ENOSYS, this happens by itself). For tests.
+    bool use_pidfd = true;
+};
+
+struct ExecuteResult {
+    std::vector<TargetResult> targets;  // in plan order
+    double seconds = 0;
+};
+
+// Signals only the plan's targets, each through its binding (pidfd + start time; see
+// target_binding.hpp), and nothing at all when plan.aborted() or
+// plan.needs_batch_confirmation (every target is then `refused`, with a note).
+//  1. Bind every target: gone, PID reused ("PID reused by another process": `gone`) or
+//     already a zombie (`exited`) targets are not signalled.
+//  2. Send first_signal to every bound target, back to back. A target that was stopped
+//     (state T) at binding also gets SIGCONT right after, as systemd does: a stopped
+//     process holds SIGTERM until continued, which is how `kill PID` "does nothing" to a
+//     job suspended with Ctrl-Z. Not for SIGKILL (it acts on stopped processes) or the
+//     stop signals.
+//  3. Wait for all of them at once (poll on the pidfds) up to timeout_seconds.
+//  4. With force, SIGKILL the survivors and wait up to kill_timeout_seconds more.
+// A target that exits but stays a zombie has exited (its descriptors, and so the GPU, are
+// released); the note says when its parent has not reaped it. Survivors get a note from
+// their state: D (uninterruptible, in the driver or I/O), T/t (stopped), or still running.
+ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
+                           const ExecuteOptions& options);
+
+// Notes targets that ended but are still zombies, naming the parent that has not
+// reaped them. A zombie holds no memory and no files, but its PID stays taken.
+// Call it a moment after execution (after verification): every zombie is briefly
+// unreaped, and a note right at exit would blame parents that are about to reap.
+void note_unreaped_zombies(std::vector<TargetResult>& results, const HostRoots& roots);
+
+// "SIGTERM", "TERM", "term", "15" -> SIGTERM; anything else is an error.
+Result<int> parse_signal_name(std::string_view text);
+std::string signal_name(int signal);
+
+}  // namespace gpukill::reclaim

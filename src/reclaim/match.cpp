@@ -1,0 +1,134 @@
+#include "reclaim/match.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "host/parse_util.hpp"
+
+namespace gpukill::reclaim {
+namespace {
+
+constexpr std::size_t kMinContainerPrefix = 4;
+// libstdc++'s regex matcher recurses per character; a command line is cut here so a
+// pathological one (megabytes of arguments) cannot exhaust the stack.
+constexpr std::size_t kMaxCmdlineSearched = 4096;
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+std::string joined_cmdline(const ProcessInfo& info) {
+    std::string joined;
+    for (const std::string& argument : info.cmdline) {
+        if (!joined.empty()) joined.push_back(' ');
+        joined += argument;
+        if (joined.size() >= kMaxCmdlineSearched) {
+            joined.resize(kMaxCmdlineSearched);
+            break;
+        }
+    }
+    return joined;
+}
+
+bool matches_user(const Matcher& matcher, const ProcessInfo& info) {
+    const std::string& wanted = *matcher.selectors.user;
+    if (!info.user.empty() && info.user == wanted) return true;
+    return matcher.user_uid && info.uid && *info.uid == *matcher.user_uid;
+}
+
+bool matches_container(const std::string& wanted, const ProcessInfo& info) {
+    if (!info.container) return false;
+    const ContainerInfo& container = *info.container;
+    if (container.pod_uid && lower(*container.pod_uid) == lower(wanted)) return true;
+    return !container.id.empty() && container.id.starts_with(lower(wanted));
+}
+
+bool on_gpu(const SnapshotProcess* holder, unsigned gpu) {
+    if (holder == nullptr) return false;
+    return std::any_of(holder->gpus.begin(), holder->gpus.end(),
+                       [&](const ProcessGpuUse& use) { return use.gpu_index == gpu; });
+}
+
+bool has_memory(const SnapshotProcess* holder, std::uint64_t minimum) {
+    if (holder == nullptr) return false;
+    return std::any_of(holder->gpus.begin(), holder->gpus.end(), [&](const ProcessGpuUse& use) {
+        return use.memory_bytes && *use.memory_bytes >= minimum;
+    });
+}
+
+// Holds a GPU's device file while the driver, whose list for that GPU was read, does not
+// list it: what nvidia-smi cannot show.
+bool unlisted(const Matcher& matcher, const SnapshotProcess* holder) {
+    if (holder == nullptr) return false;
+    return std::any_of(holder->gpus.begin(), holder->gpus.end(), [&](const ProcessGpuUse& use) {
+        return use.seen_by.device_file && !use.seen_by.driver &&
+               matcher.gpus_with_driver_list.contains(use.gpu_index);
+    });
+}
+
+}  // namespace
+
+Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snapshot) {
+    Matcher matcher;
+    matcher.selectors = selectors;
+    if (selectors.filter) {
+        try {
+            matcher.filter.emplace(*selectors.filter, std::regex::ECMAScript);
+        } catch (const std::regex_error& error) {
+            return fail("invalid --filter: " + std::string(error.what()));
+        }
+    }
+    if (selectors.user) matcher.user_uid = text::parse_int<uid_t>(*selectors.user);
+    if (selectors.container && selectors.container->size() < kMinContainerPrefix) {
+        return fail("invalid --container: give at least " + std::to_string(kMinContainerPrefix) +
+                    " characters of the container id, or a pod UID");
+    }
+    for (const Gpu& gpu : snapshot.gpus) {
+        if (gpu.reading.processes) matcher.gpus_with_driver_list.insert(gpu.index);
+    }
+    return matcher;
+}
+
+Result<bool> matches(const Matcher& matcher, const ProcessInfo& info,
+                     const SnapshotProcess* holder) {
+    const Selectors& s = matcher.selectors;
+    if (s.gpu && !on_gpu(holder, *s.gpu)) return false;
+    if (s.user && !matches_user(matcher, info)) return false;
+    if (s.container && !matches_container(*s.container, info)) return false;
+    if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
+    if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
+    if (s.unlisted && !unlisted(matcher, holder)) return false;
+    if (matcher.filter) {
+        try {
+            if (!std::regex_search(info.comm, *matcher.filter) &&
+                !std::regex_search(joined_cmdline(info), *matcher.filter)) {
+                return false;
+            }
+        } catch (const std::regex_error& error) {
+            return fail("--filter could not be evaluated on PID " + std::to_string(info.pid) +
+                        ": " + error.what());
+        }
+    }
+    return true;
+}
+
+std::string describe_match_selectors(const Selectors& s) {
+    std::string out;
+    auto add = [&](std::string part) {
+        if (!out.empty()) out.push_back(' ');
+        out += part;
+    };
+    if (s.gpu) add("--gpu " + std::to_string(*s.gpu));
+    if (s.filter) add("--filter " + *s.filter);
+    if (s.user) add("--user " + *s.user);
+    if (s.container) add("--container " + *s.container);
+    if (s.min_memory_bytes) add("--min-memory " + std::to_string(*s.min_memory_bytes));
+    if (s.orphaned) add("--orphaned");
+    if (s.unlisted) add("--unlisted");
+    return out;
+}
+
+}  // namespace gpukill::reclaim

@@ -1,0 +1,76 @@
+#include "reclaim/safety_check.hpp"
+
+#include <string>
+
+namespace gpukill::reclaim {
+namespace {
+
+constexpr std::size_t kCommLength = 15;  // TASK_COMM_LEN - 1
+
+std::string basename_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool name_listed(const ProcessInfo& info, const ProtectedList& list) {
+    for (const std::string& name : list.names) {
+        if (!info.comm.empty() && info.comm == name.substr(0, kCommLength)) return true;
+        if (info.exe && basename_of(*info.exe) == name) return true;
+    }
+    return false;
+}
+
+std::string owner_text(const ProcessInfo& info) {
+    if (!info.user.empty()) return info.user;
+    return info.uid ? std::to_string(*info.uid) : std::string("another user");
+}
+
+}  // namespace
+
+bool is_protected(const ProcessInfo& info, const ProtectedList& list) {
+    if (list.pids.contains(info.pid)) return true;
+    if (!info.user.empty() && list.users.contains(info.user)) return true;
+    return name_listed(info, list);
+}
+
+std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext& safety,
+                                    bool explicitly_named) {
+    Refusal refusal{.pid = info.pid,
+                    .argument = {},
+                    .name = info.comm,
+                    .kind = RefusalKind::init,
+                    .why = {},
+                    .explicitly_named = explicitly_named};
+    auto refuse = [&](RefusalKind kind, std::string why) {
+        refusal.kind = kind;
+        refusal.why = std::move(why);
+        return refusal;
+    };
+    const std::string pid = std::to_string(info.pid);
+    if (info.pid == 1)
+        return refuse(RefusalKind::init, "PID 1 is init: signalling it is never safe");
+    if (info.pid == safety.self)
+        return refuse(RefusalKind::self_or_ancestor, "PID " + pid + " is gpukill itself");
+    if (safety.ancestors.contains(info.pid)) {
+        return refuse(RefusalKind::self_or_ancestor,
+                      "PID " + pid + " (" + info.comm + ") is a process gpukill runs under");
+    }
+    if (info.kernel_thread) {
+        return refuse(RefusalKind::kernel_thread,
+                      "PID " + pid + " (" + info.comm + ") is a kernel thread");
+    }
+    if (is_protected(info, safety.protected_list)) {
+        return refuse(RefusalKind::protected_process,
+                      "PID " + pid + " (" + info.comm + ") is on the protected list");
+    }
+    // kill(2) lets an unprivileged caller signal only its own user's processes. An
+    // unknown owner is left to the kernel, which answers EPERM at signal time.
+    if (info.uid && *info.uid != safety.euid && !safety.can_signal_any_user) {
+        const std::string owner = owner_text(info);
+        return refuse(RefusalKind::permission,
+                      "owned by " + owner + "; run as root or as " + owner);
+    }
+    return std::nullopt;
+}
+
+}  // namespace gpukill::reclaim

@@ -1,0 +1,61 @@
+#include "reclaim/safety_context.hpp"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "host/capabilities.hpp"
+#include "host/parse_util.hpp"
+#include "host/proc_parse.hpp"
+#include "host/proc_reader.hpp"
+
+namespace gpukill::reclaim {
+namespace {
+
+constexpr pid_t kPidMaxLimit = 4194304;  // PID_MAX_LIMIT on 64-bit kernels
+
+std::optional<pid_t> read_ppid(const HostRoots& roots, pid_t pid) {
+    auto text = read_text_file(roots.procfs + "/" + std::to_string(pid) + "/stat");
+    if (!text) return std::nullopt;
+    auto stat = parse_proc_stat(*text);
+    if (!stat) return std::nullopt;
+    return stat->ppid;
+}
+
+}  // namespace
+
+std::set<pid_t> ancestors_of(pid_t parent,
+                             const std::function<std::optional<pid_t>(pid_t)>& ppid_of) {
+    std::set<pid_t> ancestors;
+    pid_t pid = parent;
+    while (pid > 0 && ancestors.insert(pid).second) {
+        if (pid == 1) break;
+        auto next = ppid_of(pid);
+        if (!next) break;
+        pid = *next;
+    }
+    return ancestors;
+}
+
+std::optional<pid_t> parse_pid_max(std::string_view text) {
+    auto value = text::parse_int<pid_t>(text::trim(text));
+    if (!value || *value <= 0) return std::nullopt;
+    return value;
+}
+
+SafetyContext gather_safety_context(const HostRoots& roots, ProtectedList protected_list) {
+    SafetyContext context;
+    context.self = ::getpid();
+    context.self_pgid = ::getpgrp();
+    context.euid = ::geteuid();
+    context.ancestors = ancestors_of(::getppid(), [&](pid_t pid) { return read_ppid(roots, pid); });
+    context.can_signal_any_user = can_signal_any_user(roots.procfs + "/self/status");
+    context.pid_max = kPidMaxLimit;
+    if (auto text = read_text_file(roots.procfs + "/sys/kernel/pid_max")) {
+        if (auto pid_max = parse_pid_max(*text)) context.pid_max = *pid_max;
+    }
+    context.protected_list = std::move(protected_list);
+    return context;
+}
+
+}  // namespace gpukill::reclaim

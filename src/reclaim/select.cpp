@@ -1,0 +1,120 @@
+// build_kill_plan: named PIDs and match selectors give the candidates, every candidate
+// passes the safety rules, and the targets grow to the workers holding their GPUs.
+//
+// Named PIDs with match selectors: the named PIDs are the candidates and the selectors
+// are conditions on them (`--pid 4242 --gpu 0`: "4242, and only if it holds GPU 0"). A
+// named PID the selectors exclude is a named refusal, which aborts the plan: the caller's
+// belief about that process was wrong, so nothing is signalled.
+#include <algorithm>
+#include <string>
+
+#include "host/parse_util.hpp"
+#include "reclaim/expand.hpp"
+#include "reclaim/match.hpp"
+#include "reclaim/plan_builder.hpp"
+#include "reclaim/plan_memory.hpp"
+#include "reclaim/process_index.hpp"
+#include "reclaim/select.hpp"
+
+namespace gpukill::reclaim {
+namespace {
+
+// Parses every --pid argument; invalid ones are named refusals. Returns the valid PIDs in
+// the order given, each once.
+std::vector<pid_t> parse_named(const Selectors& selectors, const SafetyContext& safety,
+                               PlanBuilder& builder) {
+    std::vector<pid_t> named;
+    for (const std::string& argument : selectors.pid_arguments) {
+        auto pid = parse_target_pid(argument, safety.pid_max);
+        if (!pid) {
+            // The number it would have addressed ("-5", "4194305"), 0 for text.
+            builder.refuse(Refusal{.pid = text::parse_int<pid_t>(argument).value_or(0),
+                                   .argument = argument,
+                                   .kind = RefusalKind::invalid_pid,
+                                   .why = pid.error().what,
+                                   .explicitly_named = true});
+            continue;
+        }
+        if (std::find(named.begin(), named.end(), *pid) == named.end()) named.push_back(*pid);
+    }
+    return named;
+}
+
+Result<void> add_named(const std::vector<pid_t>& named, const Selectors& selectors,
+                       const Matcher& matcher, const ProcessIndex& index, PlanBuilder& builder) {
+    const bool filtered = selectors.has_match_selector();
+    for (pid_t pid : named) {
+        const ProcessInfo* info = index.info(pid);
+        if (filtered && info != nullptr && !index.reused(pid)) {
+            auto matched = matches(matcher, *info, index.holder(pid));
+            if (!matched) return std::unexpected(matched.error());
+            if (!*matched) {
+                builder.refuse(Refusal{.pid = pid,
+                                       .argument = std::to_string(pid),
+                                       .name = info->comm,
+                                       .kind = RefusalKind::not_found,
+                                       .why = "PID " + std::to_string(pid) + " (" + info->comm +
+                                              ") does not match " +
+                                              describe_match_selectors(selectors),
+                                       .explicitly_named = true});
+                continue;
+            }
+        }
+        builder.consider(pid, TargetReason::named_pid, "named with --pid", true);
+    }
+    return {};
+}
+
+// Every GPU holder in the snapshot matching all selectors. A holder the process table
+// cannot identify (exited, or never readable) is matched on what the snapshot saw and then
+// refused by the builder as not found: reported, never signalled.
+Result<void> add_matched(const Snapshot& snapshot, const Selectors& selectors,
+                         const Matcher& matcher, const ProcessIndex& index, PlanBuilder& builder) {
+    const std::string detail = "matched " + describe_match_selectors(selectors);
+    for (const SnapshotProcess& process : snapshot.processes) {
+        const pid_t pid = process.info.pid;
+        if (builder.decided(pid)) continue;
+        const ProcessInfo* known = index.info(pid);
+        const ProcessInfo& seen = process.info_complete || known == nullptr ? process.info : *known;
+        auto matched = matches(matcher, seen, &process);
+        if (!matched) return std::unexpected(matched.error());
+        if (*matched) builder.consider(pid, TargetReason::selector_match, detail, false);
+    }
+    return {};
+}
+
+}  // namespace
+
+bool Selectors::has_match_selector() const {
+    return gpu || filter || user || container || min_memory_bytes || orphaned || unlisted;
+}
+
+Result<KillPlan> build_kill_plan(const Snapshot& snapshot, const ProcessTable& processes,
+                                 const Selectors& selectors, const SafetyContext& safety) {
+    auto matcher = compile_matcher(selectors, snapshot);
+    if (!matcher) return std::unexpected(matcher.error());
+
+    const ProcessIndex index(snapshot, processes);
+    PlanBuilder builder(index, safety);
+    const std::vector<pid_t> named = parse_named(selectors, safety, builder);
+
+    if (!selectors.pid_arguments.empty()) {
+        if (auto added = add_named(named, selectors, *matcher, index, builder); !added) {
+            return std::unexpected(added.error());
+        }
+    } else if (selectors.has_match_selector()) {
+        if (auto added = add_matched(snapshot, selectors, *matcher, index, builder); !added) {
+            return std::unexpected(added.error());
+        }
+    }
+    expand_targets(builder, index, selectors, safety);
+
+    KillPlan plan = std::move(builder).finish();
+    // Named PIDs cap what a selector can reach, so only a selector alone needs --batch.
+    plan.needs_batch_confirmation =
+        selectors.has_match_selector() && selectors.pid_arguments.empty() && !selectors.batch;
+    fill_gpu_memory(plan, snapshot);
+    return plan;
+}
+
+}  // namespace gpukill::reclaim

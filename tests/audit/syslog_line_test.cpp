@@ -1,0 +1,88 @@
+// What reaches syslog: the one-line summary and its priority.
+#include "audit/syslog_line.hpp"
+
+#include <gtest/gtest.h>
+#include <syslog.h>
+
+namespace gpukill::audit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const json kInvoker = {{"user", "root"}, {"uid", 0}, {"sudo_user", "alice"}, {"run_id", "ab12"}};
+
+json with_invoker(json record) {
+    for (const auto& [key, value] : kInvoker.items()) record[key] = value;
+    return record;
+}
+
+TEST(SyslogLine, SummarisesAResult) {
+    const json record = with_invoker(
+        {{"event", "result"},
+         {"target", {{"pid", 4242}, {"name", "python"}, {"user", "bob"}, {"start_time_ticks", 9}}},
+         {"outcome", "killed"},
+         {"signals_sent", {"SIGTERM", "SIGKILL"}},
+         {"elapsed_seconds", 5.25},
+         {"note", nullptr}});
+    EXPECT_EQ(syslog_line(record),
+              "result pid=4242 name=python user=bob outcome=killed signals=SIGTERM,SIGKILL "
+              "elapsed_seconds=5.25 by=root uid=0 sudo_user=alice run_id=ab12");
+    EXPECT_EQ(syslog_priority(record), LOG_NOTICE);
+}
+
+TEST(SyslogLine, SummarisesAPlanWithItsPids) {
+    json targets = json::array();
+    for (int pid = 100; pid < 120; ++pid) targets.push_back({{"pid", pid}});
+    const json record = {{"event", "planned"},
+                         {"aborted", false},
+                         {"needs_batch_confirmation", true},
+                         {"targets", targets},
+                         {"refusals", json::array({json::object()})}};
+    EXPECT_EQ(syslog_line(record),
+              "planned targets=20 pids=100,101,102,103,104,105,106,107,108,109,110,111,112,113,"
+              "114,115,... refusals=1 aborted=false needs_batch_confirmation=true");
+    EXPECT_EQ(syslog_priority(record), LOG_INFO);
+    EXPECT_EQ(syslog_priority(json{{"event", "planned"}, {"aborted", true}}), LOG_WARNING);
+}
+
+TEST(SyslogLine, RefusalsAreWarnings) {
+    const json record = {{"event", "refused"},
+                         {"pid", nullptr},
+                         {"argument", "-1"},
+                         {"kind", "invalid_pid"},
+                         {"why", "kill(-1) would signal every process"}};
+    EXPECT_EQ(syslog_line(record),
+              "refused argument=-1 kind=invalid_pid why=\"kill(-1) would signal every process\"");
+    EXPECT_EQ(syslog_priority(record), LOG_WARNING);
+}
+
+TEST(SyslogLine, PrioritiesFollowWhatHappened) {
+    EXPECT_EQ(syslog_priority({{"event", "signalled"}}), LOG_NOTICE);
+    EXPECT_EQ(syslog_priority({{"event", "result"}, {"outcome", "survived"}}), LOG_WARNING);
+    EXPECT_EQ(syslog_priority({{"event", "verified"}, {"released", true}}), LOG_NOTICE);
+    EXPECT_EQ(syslog_priority({{"event", "verified"}, {"released", false}}), LOG_WARNING);
+    EXPECT_EQ(syslog_priority({{"event", "verified"}, {"released", true}, {"soft_locked", true}}),
+              LOG_WARNING);
+    EXPECT_EQ(syslog_priority({{"event", "reset"}}), LOG_NOTICE);
+    EXPECT_EQ(syslog_priority(json::array()), LOG_NOTICE);
+}
+
+TEST(SyslogLine, NoValueCanBreakTheLineOrForgeAField) {
+    const json record = {{"event", "signalled"},
+                         {"target", {{"pid", 7}, {"name", "evil\nrefused pid=1 \"x\"\\"}}}};
+    EXPECT_EQ(syslog_line(record), "signalled pid=7 name=\"evil\\x0arefused pid=1 \\\"x\\\"\\\\\"");
+}
+
+TEST(SyslogLine, LongLinesAreCutAtACharacterBoundary) {
+    std::string name;
+    for (int i = 0; i < 600; ++i) name += "\xce\xbb";  // two bytes each
+    const std::string line =
+        syslog_line({{"event", "signalled"}, {"target", {{"pid", 7}, {"name", name}}}});
+    EXPECT_LE(line.size(), kMaxSyslogLineBytes);
+    EXPECT_EQ(line.substr(line.size() - 3), "...");
+    const std::string kept = line.substr(0, line.size() - 3);
+    EXPECT_EQ(kept.substr(kept.size() - 2), "\xce\xbb");
+}
+
+}  // namespace
+}  // namespace gpukill::audit

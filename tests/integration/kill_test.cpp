@@ -1,0 +1,259 @@
+// `gpukill kill` against real gpusim workloads: who is alive afterwards, what
+// memory came back, what the JSON and the audit log say.
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support.hpp"
+
+namespace gpukill::testing {
+namespace {
+
+constexpr std::uint64_t GiB = 1ULL << 30;
+
+struct KillRun {
+    CommandResult result;
+    nlohmann::json doc;
+};
+
+KillRun kill_json(const SimulatedHost& host, std::vector<std::string> args,
+                  const std::map<std::string, std::string>& env = {}) {
+    args.insert(args.begin(), "kill");
+    args.push_back("--json");
+    KillRun run{host.gpukill(args, env), {}};
+    if (!run.result.out.empty()) run.doc = nlohmann::json::parse(run.result.out);
+    return run;
+}
+
+const nlohmann::json* target(const nlohmann::json& doc, pid_t pid) {
+    for (const auto& t : doc["targets"]) {
+        if (t["pid"] == pid) return &t;
+    }
+    return nullptr;
+}
+
+std::uint64_t used(const SimulatedHost& host, unsigned gpu) {
+    return host.list_json()["gpus"][gpu]["memory_used_bytes"].get<std::uint64_t>();
+}
+
+TEST(Kill, ACooperativeProcessIsTerminatedAndItsMemoryComesBack) {
+    SimulatedHost host;
+    Workload w = host.run({"--gpu", "0", "--mem", "2G"});
+    KillRun run = kill_json(host, {"--pid", std::to_string(w.pid())});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.err << run.result.out;
+    const nlohmann::json* t = target(run.doc, w.pid());
+    ASSERT_NE(t, nullptr) << run.result.out;
+    EXPECT_EQ((*t)["outcome"], "terminated");
+    EXPECT_EQ((*t)["signals_sent"], nlohmann::json({"SIGTERM"}));
+    EXPECT_EQ((*t)["reason"], "named_pid");
+    ASSERT_EQ(run.doc["gpus"].size(), 1u);
+    EXPECT_EQ(run.doc["gpus"][0]["index"], 0);
+    EXPECT_EQ(run.doc["gpus"][0]["memory_reclaimed_bytes"], 2 * GiB);
+    EXPECT_EQ(run.doc["gpus"][0]["released"], true);
+    EXPECT_FALSE(process_alive(w.pid()));
+    EXPECT_EQ(used(host, 0), 0u);
+}
+
+TEST(Kill, AProcessIgnoringTermSurvivesWithoutForceAndDiesWithIt) {
+    SimulatedHost host;
+    Workload w = host.run({"--gpu", "1", "--mem", "1G", "--ignore-term"});
+    KillRun soft = kill_json(host, {"--pid", std::to_string(w.pid()), "--timeout-secs", "0.3",
+                                    "--verify-timeout", "0.2"});
+    EXPECT_EQ(soft.result.exit_code, 6) << soft.result.out;
+    EXPECT_EQ((*target(soft.doc, w.pid()))["outcome"], "survived");
+    EXPECT_TRUE(process_alive(w.pid()));
+
+    KillRun hard =
+        kill_json(host, {"--pid", std::to_string(w.pid()), "--timeout-secs", "0.3", "--force"});
+    ASSERT_EQ(hard.result.exit_code, 0) << hard.result.out;
+    const nlohmann::json* t = target(hard.doc, w.pid());
+    EXPECT_EQ((*t)["outcome"], "killed");
+    EXPECT_EQ((*t)["signals_sent"], nlohmann::json({"SIGTERM", "SIGKILL"}));
+    EXPECT_FALSE(process_alive(w.pid()));
+    EXPECT_EQ(hard.doc["gpus"][0]["memory_reclaimed_bytes"], GiB);
+}
+
+TEST(Kill, ATermDelayShorterThanTheTimeoutIsATerminationLongerNeedsForce) {
+    SimulatedHost host;
+    Workload quick = host.run({"--gpu", "0", "--mem", "1G", "--term-delay", "0.2"});
+    Workload slow = host.run({"--gpu", "1", "--mem", "1G", "--term-delay", "30"});
+    KillRun a = kill_json(host, {"--pid", std::to_string(quick.pid()), "--timeout-secs", "5"});
+    EXPECT_EQ(a.result.exit_code, 0) << a.result.out;
+    EXPECT_EQ((*target(a.doc, quick.pid()))["outcome"], "terminated");
+    EXPECT_GE((*target(a.doc, quick.pid()))["seconds"].get<double>(), 0.15);
+
+    KillRun b =
+        kill_json(host, {"--pid", std::to_string(slow.pid()), "--timeout-secs", "0.3", "--force"});
+    EXPECT_EQ(b.result.exit_code, 0) << b.result.out;
+    EXPECT_EQ((*target(b.doc, slow.pid()))["outcome"], "killed");
+    EXPECT_FALSE(process_alive(slow.pid()));
+}
+
+TEST(Kill, KillingAParentTakesItsWorkersHoldingTheSameGpu) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "3G", "--workers", "2"});
+    KillRun run = kill_json(host, {"--pid", std::to_string(job.pid())});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.out;
+    for (pid_t worker : job.workers()) {
+        const nlohmann::json* t = target(run.doc, worker);
+        ASSERT_NE(t, nullptr) << run.result.out;
+        EXPECT_EQ((*t)["reason"], "holds_same_gpu");
+        EXPECT_FALSE(process_alive(worker));
+    }
+    EXPECT_EQ(run.doc["gpus"][0]["memory_reclaimed_bytes"], 3 * GiB);
+    EXPECT_EQ(used(host, 0), 0u);
+}
+
+TEST(Kill, OrphanedWorkersHoldingMemoryAreReclaimedByGpuWithBatch) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "1", "--mem", "4G", "--workers", "2"});
+    job.kill_parent();  // kill -9 "did nothing": 4 GiB stay used
+    ASSERT_EQ(used(host, 1), 4 * GiB);
+
+    KillRun preview = kill_json(host, {"--gpu", "1"});
+    EXPECT_EQ(preview.result.exit_code, 2) << preview.result.out;
+    EXPECT_EQ(preview.doc["executed"], false);
+    for (pid_t worker : job.workers()) EXPECT_TRUE(process_alive(worker));
+
+    KillRun run = kill_json(host, {"--gpu", "1", "--orphaned", "--batch"});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.out;
+    for (pid_t worker : job.workers()) {
+        ASSERT_NE(target(run.doc, worker), nullptr);
+        EXPECT_FALSE(process_alive(worker));
+    }
+    EXPECT_EQ(run.doc["gpus"][0]["memory_reclaimed_bytes"], 4 * GiB);
+    EXPECT_EQ(run.doc["gpus"][0]["released"], true);
+}
+
+TEST(Kill, MemoryLeftWithNoHolderIsReportedAsSoftLocked) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "2G", "--workers", "1"});
+    job.kill_parent();
+    host.leak(0, "1G");
+    KillRun run = kill_json(host, {"--gpu", "0", "--batch", "--verify-timeout", "0.3"});
+    EXPECT_EQ(run.result.exit_code, 7) << run.result.out;
+    EXPECT_EQ(run.doc["gpus"][0]["soft_locked"], true);
+    EXPECT_EQ(run.doc["gpus"][0]["memory_reclaimed_bytes"], 2 * GiB);
+    CommandResult table = host.gpukill({"kill", "--gpu", "0", "--batch"});
+    EXPECT_EQ(table.exit_code, 0) << table.out;  // nothing left to signal
+}
+
+TEST(Kill, EveryRefusedPidFormExitsThreeAndSignalsNothing) {
+    SimulatedHost host;
+    Workload bystander = host.run({"--gpu", "0", "--mem", "1G"});
+    const std::string alive = std::to_string(bystander.pid());
+    for (const std::string& bad :
+         {std::string("0"), std::string("1"), std::string("99999999"), std::string("abc"),
+          std::string("4x"), std::to_string(getpid())}) {
+        CommandResult r = host.gpukill({"kill", "--pid", alive, "--pid", bad});
+        EXPECT_EQ(r.exit_code, 3) << bad << ": " << r.out << r.err;
+        EXPECT_TRUE(process_alive(bystander.pid())) << bad;
+    }
+    CommandResult negative = host.gpukill({"kill", "--pid=-1"});
+    EXPECT_EQ(negative.exit_code, 3) << negative.out << negative.err;
+    EXPECT_TRUE(process_alive(bystander.pid()));
+}
+
+TEST(Kill, AProtectedProcessIsNeverSignalled) {
+    SimulatedHost host;
+    std::string config = host.root() + "/../config";
+    std::filesystem::create_directories(config);
+    std::ofstream(config + "/protected.yaml") << "names: [inference-srv]\n";
+    Workload server = host.run({"--gpu", "0", "--mem", "1G", "--name", "inference-srv"});
+    Workload job = host.run({"--gpu", "0", "--mem", "1G"});
+    std::map<std::string, std::string> env = {{"GPUKILL_CONFIG_DIR", config}};
+
+    KillRun named = kill_json(host, {"--pid", std::to_string(server.pid()), "--force"}, env);
+    EXPECT_EQ(named.result.exit_code, 3) << named.result.out;
+    EXPECT_TRUE(process_alive(server.pid()));
+
+    KillRun batch = kill_json(host, {"--gpu", "0", "--batch", "--force"}, env);
+    EXPECT_EQ(batch.result.exit_code, 0) << batch.result.out;
+    EXPECT_TRUE(process_alive(server.pid()));
+    EXPECT_FALSE(process_alive(job.pid()));
+    const nlohmann::json* refused = target(batch.doc, server.pid());
+    ASSERT_NE(refused, nullptr) << batch.result.out;
+    EXPECT_EQ((*refused)["outcome"], "refused");
+    EXPECT_EQ((*refused)["refusal"], "protected_process");
+}
+
+TEST(Kill, DryRunLeavesEveryTargetAliveAndShowsThePlan) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2"});
+    KillRun run = kill_json(host, {"--pid", std::to_string(job.pid()), "--dry-run", "--force"});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.out;
+    EXPECT_EQ(run.doc["dry_run"], true);
+    EXPECT_EQ(run.doc["executed"], false);
+    EXPECT_EQ(run.doc["targets"].size(), 3u);
+    EXPECT_EQ(run.doc["planned_signals"], nlohmann::json({"SIGTERM", "SIGKILL"}));
+    EXPECT_TRUE(process_alive(job.pid()));
+    for (pid_t worker : job.workers()) EXPECT_TRUE(process_alive(worker));
+    CommandResult safe = host.gpukill({"kill", "--pid", std::to_string(job.pid()), "--safe"});
+    EXPECT_EQ(safe.exit_code, 0);
+    EXPECT_NE(safe.out.find("Dry run"), std::string::npos) << safe.out;
+    EXPECT_TRUE(process_alive(job.pid()));
+}
+
+TEST(Kill, CompatibleFormsKillToo) {
+    SimulatedHost host;
+    Workload a = host.run({"--gpu", "0", "--mem", "1G"});
+    Workload b = host.run({"--gpu", "1", "--mem", "1G"});
+    CommandResult compat = host.gpukill({"--kill", "--pid", std::to_string(a.pid())});
+    EXPECT_EQ(compat.exit_code, 0) << compat.out << compat.err;
+    EXPECT_FALSE(process_alive(a.pid()));
+    CommandResult short_form = host.gpukill({std::to_string(b.pid())});
+    EXPECT_EQ(short_form.exit_code, 0) << short_form.out << short_form.err;
+    EXPECT_FALSE(process_alive(b.pid()));
+}
+
+TEST(Kill, ABatchByNameTakesEveryMatchAndOnlyThem) {
+    SimulatedHost host;
+    std::vector<Workload> jobs;
+    for (int i = 0; i < 12; ++i) {
+        jobs.push_back(host.run({"--gpu", std::to_string(i % 2), "--mem", "256M", "--name",
+                                 "stuckjob", i % 3 == 0 ? "--ignore-term" : "--util=10"}));
+    }
+    Workload other = host.run({"--gpu", "0", "--mem", "256M", "--name", "keeper"});
+    KillRun run =
+        kill_json(host, {"--filter", "^stuckjob$", "--batch", "--force", "--timeout-secs", "0.5"});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.out;
+    for (const Workload& job : jobs) EXPECT_FALSE(process_alive(job.pid()));
+    EXPECT_TRUE(process_alive(other.pid()));
+    EXPECT_EQ(used(host, 1), 0u);
+}
+
+TEST(Kill, EveryActionIsInTheAuditLog) {
+    SimulatedHost host;
+    std::string state = host.root() + "/../state";
+    Workload w = host.run({"--gpu", "0", "--mem", "1G"});
+    CommandResult r =
+        host.gpukill({"kill", "--pid", std::to_string(w.pid())}, {{"GPUKILL_STATE_DIR", state}});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::ifstream log(state + "/audit.jsonl");
+    ASSERT_TRUE(log.good());
+    std::vector<nlohmann::json> records;
+    for (std::string line; std::getline(log, line);) records.push_back(nlohmann::json::parse(line));
+    auto has = [&](const std::string& event) {
+        return std::any_of(records.begin(), records.end(),
+                           [&](const nlohmann::json& record) { return record["event"] == event; });
+    };
+    EXPECT_TRUE(has("planned"));
+    EXPECT_TRUE(has("result"));
+    EXPECT_TRUE(has("verified"));
+    bool saw_target = false;
+    for (const auto& record : records) {
+        if (record["event"] == "result" &&
+            record.dump().find(std::to_string(w.pid())) != std::string::npos) {
+            saw_target = record.dump().find("terminated") != std::string::npos;
+        }
+    }
+    EXPECT_TRUE(saw_target) << records.size() << " records";
+}
+
+}  // namespace
+}  // namespace gpukill::testing
