@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -47,24 +45,6 @@ std::vector<int> holder_device_indexes(std::size_t holder) {
 }
 
 }  // namespace
-
-TempTree::TempTree() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gpukill-sweep-bench-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        throw os_failure("cannot create a directory from " + pattern, errno);
-    }
-    // Canonical, because the kernel prints resolved paths in fd links.
-    std::unique_ptr<char, decltype(&::free)> resolved(::realpath(pattern.c_str(), nullptr),
-                                                      &::free);
-    root_ = resolved ? resolved.get() : pattern;
-}
-
-TempTree::~TempTree() {
-    std::error_code ignored;  // best effort: a leftover temp dir is not worth a crash
-    std::filesystem::remove_all(root_, ignored);
-}
 
 ChildGroup::ChildGroup() {
     int fds[2];

@@ -19,26 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "temp_tree.hpp"
+
 namespace gpukill::bench {
 
 struct PopulationConfig {
     std::size_t processes = 3000;
     std::size_t fds_per_process = 20;  // holders add their device fds on top
     std::size_t holders = 64;          // at least 1, at most processes
-};
-
-// A temporary directory removed with its contents on destruction.
-class TempTree {
-  public:
-    TempTree();
-    ~TempTree();
-    TempTree(const TempTree&) = delete;
-    TempTree& operator=(const TempTree&) = delete;
-
-    const std::string& root() const { return root_; }  // canonical (realpath)
-
-  private:
-    std::string root_;
 };
 
 // The forked children: one process group, one release pipe.
@@ -84,7 +72,7 @@ class Population {
     void start_children(const PopulationConfig& config, int ready_fd);
     void await_children(int ready_fd, std::size_t count);
 
-    TempTree tree_;  // declared first: destroyed after the children are gone
+    TempTree tree_{"gpukill-sweep-bench"};  // declared first: destroyed after the children are gone
     ChildGroup children_;
     std::string devfs_;
     std::string data_file_;

@@ -4,16 +4,11 @@
 //
 // Exit status: 0 every target met, 2 a target missed, 1 the benchmark could not run,
 // 3 invalid arguments, 130 interrupted (the population is killed and reaped in every case).
-#include <sys/utsname.h>
-#include <unistd.h>
-
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +16,7 @@
 #include <stdexcept>
 
 #include "interrupt.hpp"
+#include "machine.hpp"
 #include "population.hpp"
 #include "proc_fd_walk.hpp"
 #include "report.hpp"
@@ -58,18 +54,6 @@ void check_holders(const Tool& tool, const std::vector<pid_t>& found,
                                          pid_list(missing), pid_list(extra)));
 }
 
-// The 1, 5 and 15 minute load averages: a hint of how busy the shared machine was.
-std::string load_average() {
-    std::ifstream in("/proc/loadavg");
-    std::string one, five, fifteen;
-    in >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
-}
-
-std::string utc_now() {
-    return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", fmt::gmtime(std::time(nullptr)));
-}
-
 int run(const Options& options) {
     std::cerr << fmt::format("starting {} processes ({} holding device files)...\n",
                              options.population.processes, options.population.holders);
@@ -79,11 +63,10 @@ int run(const Options& options) {
                              population.devfs());
 
     RunInfo info;
-    info.date_utc = utc_now();
-    utsname name{};
-    ::uname(&name);
-    info.kernel = name.release;
-    info.cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    const Machine machine = describe_machine();
+    info.date_utc = machine.date_utc;
+    info.kernel = machine.kernel;
+    info.cpus = machine.cpus;
     info.processes = population.size();
     info.holders = population.holder_pids().size();
     info.rounds = options.rounds;

@@ -61,6 +61,39 @@ PY
   kill -TERM "$torch_pid"; wait "$torch_pid" 2>/dev/null
   snapshot after
   compare after
+
+  # The reclaim check: a parent holding ~20 GiB with two DataLoader-style children
+  # that inherit its CUDA context fds. `kill -9` on the parent alone, then see
+  # whether the memory stays while the children live, then reclaim with gpukill.
+  python3 - <<'PY' &
+import os, time, torch
+x = torch.empty(20 * 1024**3, dtype=torch.uint8, device="cuda:0")
+torch.cuda.synchronize()
+for _ in range(2):
+    if os.fork() == 0:          # children keep the inherited device fds, touch no CUDA
+        while True:
+            time.sleep(60)
+time.sleep(600)
+PY
+  parent=$!
+  for _ in $(seq 300); do
+    nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -qw "$parent" && break
+    sleep 0.1
+  done
+  children=$(pgrep -P "$parent" | tr '\n' ' ')
+  snapshot reclaim-before
+  log "[reclaim] parent $parent children $children"
+  kill -KILL "$parent"; wait "$parent" 2>/dev/null
+  for _ in $(seq 20); do sleep 0.1; done   # let the driver settle; this is observation, not a wait for a result
+  snapshot reclaim-after-kill9
+  compare reclaim-after-kill9
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$gpukill" kill --json --force --timeout-secs 2 $(for c in $children; do echo --pid "$c"; done) >"$out/reclaim-gpukill.json"
+  log "[reclaim] gpukill exit $? after $(echo "$(date +%s.%N) - $start" | bc) s"
+  log "[reclaim] gpukill says: $(jq -c '.gpus' "$out/reclaim-gpukill.json")"
+  snapshot reclaim-after
+  compare reclaim-after
 else
-  log "PyTorch with CUDA not available: the 10 GiB allocation check was not run"
+  log "PyTorch with CUDA not available: the 10 GiB and 20 GiB allocation checks were not run"
 fi

@@ -68,7 +68,8 @@ std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext
     if (info.uid && *info.uid != safety.euid && !safety.can_signal_any_user) {
         const std::string owner = owner_text(info);
         return refuse(RefusalKind::permission,
-                      "owned by " + owner + "; run as root or as " + owner);
+                      *info.uid == 0 ? "owned by root; run gpukill as root (sudo)"
+                                     : "owned by " + owner + "; run as root or as " + owner);
     }
     return std::nullopt;
 }

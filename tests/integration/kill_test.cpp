@@ -255,5 +255,54 @@ TEST(Kill, EveryActionIsInTheAuditLog) {
     EXPECT_TRUE(saw_target) << records.size() << " records";
 }
 
+TEST(Kill, SelectorsNarrowByMemoryUserAndDriverListing) {
+    SimulatedHost host;
+    Workload small = host.run({"--gpu", "0", "--mem", "512M"});
+    Workload big = host.run({"--gpu", "0", "--mem", "3G", "--workers", "1"});
+    // --min-memory: only the 3 GiB job (and its worker, which holds the same GPU).
+    KillRun plan = kill_json(host, {"--gpu", "0", "--min-memory", "2G", "--dry-run"});
+    ASSERT_EQ(plan.result.exit_code, 0) << plan.result.out;
+    EXPECT_NE(target(plan.doc, big.pid()), nullptr);
+    EXPECT_EQ(target(plan.doc, small.pid()), nullptr);
+    // --unlisted: the worker is seen only by its device file.
+    KillRun unlisted = kill_json(host, {"--gpu", "0", "--unlisted", "--dry-run"});
+    ASSERT_EQ(unlisted.result.exit_code, 0) << unlisted.result.out;
+    ASSERT_EQ(unlisted.doc["targets"].size(), 1u) << unlisted.result.out;
+    EXPECT_EQ(unlisted.doc["targets"][0]["pid"], big.workers().at(0));
+    // --user: exact names only.
+    KillRun mine = kill_json(host, {"--gpu", "0", "--user", current_user_name(), "--dry-run"});
+    EXPECT_EQ(mine.doc["targets"].size(), 3u) << mine.result.out;
+    KillRun prefix =
+        kill_json(host, {"--gpu", "0", "--user", current_user_name().substr(0, 2), "--dry-run"});
+    EXPECT_EQ(prefix.doc["targets"].size(), 0u) << prefix.result.out;
+    EXPECT_EQ(host.gpukill({"kill", "--gpu", "0", "--min-memory", "lots"}).exit_code, 3);
+}
+
+TEST(Kill, AnotherFirstSignalCanBeChosen) {
+    SimulatedHost host;
+    Workload w = host.run({"--gpu", "0", "--mem", "1G"});
+    KillRun run = kill_json(host, {"--pid", std::to_string(w.pid()), "--signal", "SIGINT"});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.out;
+    EXPECT_EQ((*target(run.doc, w.pid()))["signals_sent"], nlohmann::json({"SIGINT"}));
+    EXPECT_FALSE(process_alive(w.pid()));
+    EXPECT_EQ(host.gpukill({"kill", "--pid", "2", "--signal", "SIGNOPE"}).exit_code, 3);
+}
+
+TEST(Kill, AnotherUsersProcessWithoutPrivilegeIsExitFour) {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to run gpukill as another user";
+    SimulatedHost host;
+    Workload w = host.run({"--gpu", "0", "--mem", "1G"});
+    constexpr uid_t nobody = 65534;
+    CommandResult r =
+        run_command({GPUKILL_BIN, "kill", "--pid", std::to_string(w.pid()), "--force"},
+                    {{"GPUKILL_STATE_DIR", "/tmp"},
+                     {"GPUKILL_CONFIG_DIR", "/nonexistent"},
+                     {"GPUKILL_NVML_LIBRARY", ""}},
+                    30, nobody);
+    EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+    EXPECT_NE(r.out.find("owned by root"), std::string::npos) << r.out;
+    EXPECT_TRUE(process_alive(w.pid()));
+}
+
 }  // namespace
 }  // namespace gpukill::testing

@@ -3,6 +3,7 @@
 #include "host/pidfd.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -54,7 +55,7 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
 
 // fork + exec with stdout/stderr pipes; returns the pid and the read ends.
 pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-            int& out_fd, int& err_fd) {
+            int& out_fd, int& err_fd, std::optional<uid_t> as_uid = std::nullopt) {
     int out_pipe[2];
     int err_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -71,6 +72,10 @@ pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, st
         dup2(err_pipe[1], STDERR_FILENO);
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+        if (as_uid &&
+            (setgroups(0, nullptr) != 0 || setgid(*as_uid) != 0 || setuid(*as_uid) != 0)) {
+            _exit(126);
+        }
         execve(c_args[0], c_args.data(), c_env.data());
         _exit(127);
     }
@@ -96,10 +101,11 @@ bool wait_exit(int pidfd, double seconds) {
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string>& argv,
-                          const std::map<std::string, std::string>& env, double timeout_seconds) {
+                          const std::map<std::string, std::string>& env, double timeout_seconds,
+                          std::optional<uid_t> as_uid) {
     int out_fd = -1;
     int err_fd = -1;
-    pid_t pid = spawn(argv, env, out_fd, err_fd);
+    pid_t pid = spawn(argv, env, out_fd, err_fd, as_uid);
     CommandResult result;
     auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
     std::array<pollfd, 2> fds = {{{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}}};

@@ -20,10 +20,11 @@ struct CommandResult {
     std::string err;
 };
 
-// Runs argv[0] with `env` added to this process's environment; no shell.
+// Runs argv[0] with `env` added to this process's environment; no shell. With
+// `as_uid` (tests running as root only) the command runs as that user.
 CommandResult run_command(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env = {},
-                          double timeout_seconds = 30);
+                          double timeout_seconds = 30, std::optional<uid_t> as_uid = std::nullopt);
 
 // A command left running, read line by line: for tests that must act on what a
 // process printed (e.g. interrupt a watch after its second frame), with no timing
