@@ -55,7 +55,7 @@ Result<void> make_directories(const std::string& dir) {
 // no effect on regular files, and anything else is refused below.
 Result<UniqueFd> open_log_file(const std::string& dir, const std::string& path) {
     UniqueFd fd(::open(path.c_str(),
-                       O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                       O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
                        kLogFileMode));
     if (!fd) return std::unexpected(os_error("cannot open audit log " + path, errno));
     struct stat st {};

@@ -141,8 +141,24 @@ int run_cli(int argc, char** argv) {
         resolve_global_options(global_flags, process_environment(), geteuid() == 0);
     if (output == "json") list.json = true;
 
-    if (doctor_command->parsed()) return run_doctor(global, doctor_json);
     bool wants_kill = kill_command->parsed() || compat_kill || !positional_pids.empty();
+    // Kill options given to list or doctor would be silently ignored: say so instead.
+    if (!wants_kill) {
+        for (const char* name :
+             {"--pid", "--filter", "--user", "--container", "--min-memory", "--orphaned",
+              "--unlisted", "--tree", "--group", "--batch", "--force", "--signal", "--timeout-secs",
+              "--verify-timeout", "--dry-run"}) {
+            if (app.get_option(name)->count() > 0) {
+                fmt::print(stderr, "gpukill: {} only applies to kill\n", name);
+                return exit_code::invalid_arguments;
+            }
+        }
+    }
+    if (wants_kill && doctor_command->parsed()) {
+        fmt::print(stderr, "gpukill: choose one of doctor and kill\n");
+        return exit_code::invalid_arguments;
+    }
+    if (doctor_command->parsed() && !wants_kill) return run_doctor(global, doctor_json);
     if (wants_kill && (list_command->parsed() || compat_list)) {
         fmt::print(stderr, "gpukill: choose one of list and kill\n");
         return exit_code::invalid_arguments;

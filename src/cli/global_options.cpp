@@ -1,6 +1,10 @@
 #include "cli/global_options.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <string_view>
 
 namespace gpukill::cli {
 namespace {
@@ -14,9 +18,7 @@ std::string first_of(const std::string& flag, const Environment& env, const char
 
 std::string xdg_dir(const Environment& env, const char* variable, const char* home_suffix) {
     if (auto value = env(variable); value && !value->empty()) return *value + "/gpukill";
-    std::string home = env("HOME").value_or("");
-    if (home.empty()) home = "/tmp";
-    return home + home_suffix + "/gpukill";
+    return env("HOME").value_or("") + home_suffix + "/gpukill";
 }
 
 }  // namespace
@@ -24,8 +26,15 @@ std::string xdg_dir(const Environment& env, const char* variable, const char* ho
 Environment process_environment() {
     return [](const char* name) -> std::optional<std::string> {
         const char* value = std::getenv(name);
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
+        if (value != nullptr) return std::string(value);
+        // No HOME (cron, some services): the account's own home, never a shared
+        // directory such as /tmp where another user could plant the state directory.
+        if (std::string_view(name) == "HOME") {
+            if (passwd* account = getpwuid(getuid()); account != nullptr && account->pw_dir) {
+                return std::string(account->pw_dir);
+            }
+        }
+        return std::nullopt;
     };
 }
 

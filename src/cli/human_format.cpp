@@ -27,6 +27,15 @@ std::string format_bytes(const std::optional<std::uint64_t>& bytes) {
     return bytes ? format_bytes(*bytes) : "?";
 }
 
+std::string printable(std::string_view text) {
+    std::string safe(text);
+    for (char& c : safe) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) c = '?';
+    }
+    return safe;
+}
+
 std::string format_local_time(std::int64_t unix_ms) {
     std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
     std::tm local{};

@@ -33,8 +33,8 @@ int usage_error(const std::string& message) {
 std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool force) {
     if (!enabled) return {};
     return [force](std::size_t left, double seconds) {
-        fmt::print(stderr, "\r\x1b[Kwaiting for {} target{} to exit; {} in {:.1f} s", left,
-                   left == 1 ? "" : "s", force ? "SIGKILL" : "giving up", seconds);
+        fmt::print(stderr, "\r\x1b[Kwaiting for {} target{} to exit ({:.1f} s left{})", left,
+                   left == 1 ? "" : "s", seconds, force ? ", then SIGKILL" : "");
         std::fflush(stderr);
     };
 }
@@ -79,7 +79,14 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     }
 
     auto protected_list = config::load_protected_list(global.config_dir);
-    if (!protected_list) return usage_error(protected_list.error().what);
+    if (!protected_list) {
+        // A malformed file is a usage error; one that cannot be read is a failure.
+        if (protected_list.error().errno_value != 0) {
+            fmt::print(stderr, "gpukill: {}\n", protected_list.error().what);
+            return exit_code::failure;
+        }
+        return usage_error(protected_list.error().what);
+    }
 
     auto backends = open_backends(backend_config(global), std::nullopt);
     for (const auto& backend : backends) {
@@ -100,6 +107,14 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
         return exit_code::failure;
     }
     reclaim::SafetyContext safety = reclaim::gather_safety_context(global.roots, *protected_list);
+    if (!safety.procfs_is_own_pid_namespace) {
+        fmt::print(stderr,
+                   "gpukill: {} is not this process's PID namespace ({}/self is not PID {}): "
+                   "its PIDs would name other processes here; run gpukill in the host PID "
+                   "namespace (e.g. hostPID: true) to kill\n",
+                   global.roots.procfs, global.roots.procfs, getpid());
+        return exit_code::unsupported;
+    }
     auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!plan) return usage_error(plan.error().what);
 
@@ -118,8 +133,10 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
         return report.exit_code;
     }
     if (options.dry_run || plan->needs_batch_confirmation || plan->targets.empty()) {
-        report.exit_code =
-            plan->needs_batch_confirmation && !options.dry_run ? kill_exit::preview_only : 0;
+        report.exit_code = plan->needs_batch_confirmation && !options.dry_run
+                               ? kill_exit::preview_only
+                           : options.dry_run ? exit_code::ok
+                                             : executed_plan_exit_code(*plan, {}, {});
         print_report(report, options.json);
         return report.exit_code;
     }
@@ -136,18 +153,25 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     audit.executed(executed);
 
     std::vector<pid_t> target_pids;
+    bool any_ended = false;
     for (const reclaim::TargetResult& result : executed.targets) {
         target_pids.push_back(result.target.identity.pid);
+        any_ended |= result.outcome == reclaim::Outcome::exited ||
+                     result.outcome == reclaim::Outcome::terminated ||
+                     result.outcome == reclaim::Outcome::killed;
     }
-    std::vector<reclaim::GpuRelease> releases = reclaim::verify_release(
-        *plan, target_pids, [&] { return discover(global.roots, backends); },
-        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds});
+    // Nothing ended, nothing can come back: do not wait out the verify timeout.
+    std::vector<reclaim::GpuRelease> releases =
+        any_ended ? reclaim::verify_release(
+                        *plan, target_pids, [&] { return discover(global.roots, backends); },
+                        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds})
+                  : std::vector<reclaim::GpuRelease>{};
     reclaim::note_unreaped_zombies(executed.targets, global.roots);
     audit.verified(releases);
 
     report.results = &executed.targets;
     report.releases = &releases;
-    report.exit_code = executed_plan_exit_code(executed.targets, releases);
+    report.exit_code = executed_plan_exit_code(*plan, executed.targets, releases);
     print_report(report, options.json);
     if (!audit.ok()) fmt::print(stderr, "gpukill: warning: {}\n", audit.problem());
     return report.exit_code;

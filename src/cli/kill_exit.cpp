@@ -18,13 +18,21 @@ int aborted_plan_exit_code(const reclaim::KillPlan& plan) {
                                        : exit_code::invalid_arguments;
 }
 
-int executed_plan_exit_code(const std::vector<reclaim::TargetResult>& results,
+int executed_plan_exit_code(const reclaim::KillPlan& plan,
+                            const std::vector<reclaim::TargetResult>& results,
                             const std::vector<reclaim::GpuRelease>& releases) {
     if (std::any_of(results.begin(), results.end(), [](const reclaim::TargetResult& r) {
             return r.outcome == reclaim::Outcome::survived;
         })) {
         return kill_exit::survivors;
     }
+    const bool denied_at_run_time = std::any_of(
+        results.begin(), results.end(),
+        [](const reclaim::TargetResult& r) { return r.outcome == reclaim::Outcome::refused; });
+    const bool denied_in_plan = std::any_of(
+        plan.refusals.begin(), plan.refusals.end(),
+        [](const reclaim::Refusal& r) { return r.kind == reclaim::RefusalKind::permission; });
+    if (denied_at_run_time || denied_in_plan) return exit_code::permission_denied;
     if (std::any_of(releases.begin(), releases.end(),
                     [](const reclaim::GpuRelease& r) { return r.soft_locked; })) {
         return kill_exit::soft_locked;

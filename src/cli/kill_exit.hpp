@@ -21,9 +21,13 @@ inline constexpr int not_released = 8;  // memory not back within --verify-timeo
 // else 3.
 int aborted_plan_exit_code(const reclaim::KillPlan& plan);
 
-// After execution and verification: survivors first, then soft lock, then an
-// unconfirmed release; 0 when every target is gone and its memory came back.
-int executed_plan_exit_code(const std::vector<reclaim::TargetResult>& results,
+// After execution and verification: survivors first, then processes the kernel or
+// the plan refused for lack of privilege (4: the GPU is not clear and root could
+// clear it), then soft lock, then an unconfirmed release; 0 when every target is
+// gone and its memory came back. Protected processes a selector matched do not
+// count: they are kept on purpose.
+int executed_plan_exit_code(const reclaim::KillPlan& plan,
+                            const std::vector<reclaim::TargetResult>& results,
                             const std::vector<reclaim::GpuRelease>& releases);
 
 }  // namespace gpukill::cli

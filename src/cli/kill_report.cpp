@@ -54,7 +54,10 @@ nlohmann::ordered_json kill_report_json(const KillReport& report) {
             json entry = target_json(result.target);
             entry["outcome"] = to_string(result.outcome);
             entry["signals_sent"] = result.signals_sent;
-            entry["seconds"] = result.seconds;
+            // Time to a confirmed exit; null when there was none to time.
+            const bool timed = result.outcome == reclaim::Outcome::terminated ||
+                               result.outcome == reclaim::Outcome::killed;
+            entry["seconds"] = timed ? json(result.seconds) : json(nullptr);
             entry["note"] = or_null(result.note);
             targets.push_back(std::move(entry));
         }
@@ -163,19 +166,24 @@ std::string render_kill_report(const KillReport& report) {
                            result.target.user.empty() ? "?" : result.target.user,
                            reason_cell(result.target), to_string(result.outcome),
                            signals_cell(result.signals_sent),
-                           fmt::format("{:.2f} s", result.seconds)});
+                           result.outcome == reclaim::Outcome::terminated ||
+                                   result.outcome == reclaim::Outcome::killed
+                               ? fmt::format("{:.2f} s", result.seconds)
+                               : "-"});
         }
         if (!table.empty()) out += table.render();
         for (const reclaim::TargetResult& result : *report.results) {
-            if (result.note)
-                out += fmt::format("  ! PID {}: {}\n", result.target.identity.pid, *result.note);
+            if (result.note) {
+                out += fmt::format("  ! PID {}: {}\n", result.target.identity.pid,
+                                   printable(*result.note));
+            }
         }
     }
     for (const reclaim::Refusal& refusal : plan.refusals) {
         std::string who = refusal.pid != 0 ? fmt::format("PID {}", refusal.pid)
                                            : fmt::format("'{}'", refusal.argument);
         if (!refusal.name.empty()) who += fmt::format(" ({})", refusal.name);
-        out += fmt::format("refused {}: {}\n", who, refusal.why);
+        out += fmt::format("refused {}: {}\n", printable(who), printable(refusal.why));
     }
     if (report.releases != nullptr) {
         for (const reclaim::GpuRelease& release : *report.releases) {

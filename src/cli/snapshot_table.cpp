@@ -221,7 +221,8 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
     } else {
         out += "No process holds a GPU.\n";
     }
-    for (const std::string& warning : snapshot.warnings) out += "warning: " + warning + "\n";
+    for (const std::string& warning : snapshot.warnings)
+        out += "warning: " + printable(warning) + "\n";
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/text_table.hpp"
 
+#include "cli/human_format.hpp"
+
 #include <algorithm>
 
 namespace gpukill::cli {
@@ -21,6 +23,7 @@ TextTable::TextTable(std::vector<std::string> headers, std::vector<bool> right_a
 
 void TextTable::add_row(std::vector<std::string> cells) {
     cells.resize(headers_.size());
+    for (std::string& cell : cells) cell = printable(cell);
     rows_.push_back(std::move(cells));
 }
 

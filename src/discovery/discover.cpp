@@ -40,6 +40,8 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
     }
 
     SweepResult sweep = sweep_device_holders(roots);
+    // NVML opens the device nodes inside gpukill itself: it is an observer, not a holder.
+    std::erase_if(sweep.holders, [](const DeviceHolder& h) { return h.pid == getpid(); });
     inputs.processes_scanned = sweep.processes_scanned;
     inputs.processes_denied = sweep.processes_denied;
     inputs.processes_unreadable = sweep.processes_unreadable;

@@ -99,9 +99,17 @@ Snapshot merge_snapshot(MergeInputs inputs) {
 
     std::map<pid_t, ProcessInfo*> details;
     for (ProcessInfo& info : inputs.processes) details[info.pid] = &info;
+    std::map<pid_t, std::uint64_t> holder_start;
+    for (const DeviceHolder& holder : inputs.holders) {
+        if (holder.start_time_ticks) holder_start[holder.pid] = *holder.start_time_ticks;
+    }
     for (auto& [pid, process] : by_pid) {
         auto found = details.find(pid);
-        if (found != details.end()) {
+        auto started = holder_start.find(pid);
+        // Details of a different process under a reused PID are not this holder's.
+        bool reused = found != details.end() && started != holder_start.end() &&
+                      found->second->start_time_ticks != started->second;
+        if (found != details.end() && !reused) {
             process.info = std::move(*found->second);
         } else {
             process.info_complete = false;

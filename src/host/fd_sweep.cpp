@@ -114,6 +114,23 @@ void resolve_drm_parents(const HostRoots& roots, std::vector<DeviceHolder>& hold
 
 }  // namespace
 
+namespace {
+
+// The start time of the process whose /proc/PID/fd directory `fd_dir` is.
+std::optional<std::uint64_t> start_time_beside(int fd_dir) {
+    const int stat_fd = ::openat(fd_dir, "../stat", O_RDONLY | O_CLOEXEC);
+    if (stat_fd < 0) return std::nullopt;
+    const UniqueFd owner(stat_fd);
+    char text[1024];
+    const ssize_t n = ::read(stat_fd, text, sizeof text - 1);
+    if (n <= 0) return std::nullopt;
+    auto stat = parse_proc_stat(std::string_view(text, static_cast<std::size_t>(n)));
+    if (!stat) return std::nullopt;
+    return stat->start_time_ticks;
+}
+
+}  // namespace
+
 SweepResult sweep_device_holders(const HostRoots& roots) {
     SweepResult result;
 
@@ -167,8 +184,15 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
             return;
         }
         if (nodes.empty()) return;
+        // Only holders pay for this: stat through the fd directory's parent stays bound
+        // to the process whose fds were read, so a reused PID cannot lend its identity.
+        auto start_time = start_time_beside(fd_dir);
+        if (!start_time) {
+            ++result.processes_vanished;
+            return;
+        }
 
-        result.holders.push_back(DeviceHolder{*pid, std::move(nodes)});
+        result.holders.push_back(DeviceHolder{*pid, std::move(nodes), *start_time});
         nodes = {};
     });
     if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);

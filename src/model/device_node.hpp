@@ -38,6 +38,9 @@ struct DeviceNode {
 struct DeviceHolder {
     pid_t pid = 0;
     std::vector<DeviceNode> nodes;
+    // Read through the same /proc/PID directory as the fds, so it is the holder's own:
+    // details read later under the same PID must match it, or the PID was reused.
+    std::optional<std::uint64_t> start_time_ticks;
 };
 
 }  // namespace gpukill

@@ -59,7 +59,12 @@ void expand_one(PlanBuilder& builder, const ProcessIndex& index, const Selectors
     }
     if (!selectors.group) return;
     const ProcessInfo* info = index.info(root);
-    if (info == nullptr || info->pgid <= 1 || info->pgid == safety.self_pgid) return;
+    // gpukill's own group, and the groups of the processes it runs under (a script's
+    // pipeline under sudo or setsid), are never swept up.
+    if (info == nullptr || info->pgid <= 1 || info->pgid == safety.self_pgid ||
+        safety.ancestor_pgids.contains(info->pgid)) {
+        return;
+    }
     for (pid_t member : index.group(info->pgid)) {
         builder.consider(
             member, TargetReason::group_member,

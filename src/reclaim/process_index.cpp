@@ -39,7 +39,9 @@ bool ProcessIndex::reused(pid_t pid) const {
     auto in_snapshot = snapshot_.find(pid);
     if (in_table == table_.end() || in_snapshot == snapshot_.end()) return false;
     const SnapshotProcess& held = *in_snapshot->second;
-    return held.info_complete && held.info.start_time_ticks != in_table->second->start_time_ticks;
+    // A holder whose details could not be read cannot be shown to be the process now
+    // under its PID: treat it as reused rather than guess.
+    return !held.info_complete || held.info.start_time_ticks != in_table->second->start_time_ticks;
 }
 
 const SnapshotProcess* ProcessIndex::holder(pid_t pid) const {

@@ -47,6 +47,11 @@ std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext
         return refusal;
     };
     const std::string pid = std::to_string(info.pid);
+    // kill() with 0 or a negative number addresses a process group or every process;
+    // whatever produced such a PID (a driver's garbage, a crafted procfs) is refused.
+    if (info.pid <= 0 || info.pid >= safety.pid_max) {
+        return refuse(RefusalKind::invalid_pid, "PID " + pid + " is not a valid process id");
+    }
     if (info.pid == 1)
         return refuse(RefusalKind::init, "PID 1 is init: signalling it is never safe");
     if (info.pid == safety.self)

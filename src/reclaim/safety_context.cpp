@@ -24,6 +24,12 @@ std::optional<pid_t> read_ppid(const HostRoots& roots, pid_t pid) {
 
 }  // namespace
 
+bool procfs_shows_this_process(const HostRoots& roots) {
+    char link[32] = {};
+    const ssize_t n = ::readlink((roots.procfs + "/self").c_str(), link, sizeof link - 1);
+    return n > 0 && std::string(link, static_cast<std::size_t>(n)) == std::to_string(::getpid());
+}
+
 std::set<pid_t> ancestors_of(pid_t parent,
                              const std::function<std::optional<pid_t>(pid_t)>& ppid_of) {
     std::set<pid_t> ancestors;
@@ -49,6 +55,10 @@ SafetyContext gather_safety_context(const HostRoots& roots, ProtectedList protec
     context.self_pgid = ::getpgrp();
     context.euid = ::geteuid();
     context.ancestors = ancestors_of(::getppid(), [&](pid_t pid) { return read_ppid(roots, pid); });
+    for (pid_t ancestor : context.ancestors) {
+        if (pid_t pgid = ::getpgid(ancestor); pgid > 0) context.ancestor_pgids.insert(pgid);
+    }
+    context.procfs_is_own_pid_namespace = procfs_shows_this_process(roots);
     context.can_signal_any_user = can_signal_any_user(roots.procfs + "/self/status");
     context.pid_max = kPidMaxLimit;
     if (auto text = read_text_file(roots.procfs + "/sys/kernel/pid_max")) {

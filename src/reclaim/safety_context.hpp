@@ -27,4 +27,9 @@ std::set<pid_t> ancestors_of(pid_t parent,
 // The text of /proc/sys/kernel/pid_max. Pure; empty when not a positive number.
 std::optional<pid_t> parse_pid_max(std::string_view text);
 
+// Whether PIDs under roots.procfs are this process's own PIDs: its "self" link names
+// getpid(). When not (a host /proc mounted in a container without the host's PID
+// namespace), every PID read there would be signalled as a different process here.
+bool procfs_shows_this_process(const HostRoots& roots);
+
 }  // namespace gpukill::reclaim

@@ -55,7 +55,10 @@ ProtectedList default_protected_list();
 
 struct SafetyContext {
     pid_t self = 0;
-    std::set<pid_t> ancestors;  // every process gpukill runs under, up to PID 1
+    std::set<pid_t> ancestors;       // every process gpukill runs under, up to PID 1
+    std::set<pid_t> ancestor_pgids;  // their process groups: --group never takes those
+    // PIDs read from procfs are this process's own (see procfs_shows_this_process).
+    bool procfs_is_own_pid_namespace = true;
     uid_t euid = 0;
     bool can_signal_any_user = false;  // root or CAP_KILL
     pid_t pid_max = 4194304;

@@ -82,3 +82,20 @@ TEST(NvmlProcessList, MergeKeepsOneEntryPerPidWithTheLargerMemory) {
 
 }  // namespace
 }  // namespace gpukill::nvml
+
+namespace gpukill::nvml {
+namespace {
+
+TEST(NvmlProcessListSanity, PidsThatCannotNameAProcessAreDropped) {
+    std::vector<nvmlProcessInfo_v2_t> entries = {
+        {0, 1, 0, 0}, {0xFFFFFFFFu, 2, 0, 0}, {4242, 3, 0, 0}};
+    std::vector<std::byte> bytes(entries.size() * sizeof(nvmlProcessInfo_v2_t));
+    std::memcpy(bytes.data(), entries.data(), bytes.size());
+    auto processes =
+        decode_process_entries(bytes, 3, ProcessListAbi::v2, DriverProcessKind::compute);
+    ASSERT_EQ(processes.size(), 1u);
+    EXPECT_EQ(processes[0].pid, 4242);
+}
+
+}  // namespace
+}  // namespace gpukill::nvml

@@ -167,3 +167,26 @@ TEST(Merge, ADriverListedPidWithoutDetailsIsMarkedIncomplete) {
 
 }  // namespace
 }  // namespace gpukill
+
+namespace gpukill {
+namespace {
+
+TEST(MergeIdentity, DetailsOfAReusedPidAreNotGivenToTheHolder) {
+    MergeInputs in;
+    GpuReading r;
+    r.nvidia_minor = 0;
+    r.processes = std::vector<DriverProcess>{};
+    in.readings = {r};
+    DeviceHolder h{.pid = 800, .start_time_ticks = 5000};
+    h.nodes.push_back(
+        {.kind = DeviceNodeKind::nvidia_gpu, .relative_path = "nvidia0", .nvidia_minor = 0});
+    in.holders = {h};
+    in.processes = {ProcessInfo{.pid = 800, .comm = "sshd", .start_time_ticks = 9999}};
+    Snapshot s = merge_snapshot(std::move(in));
+    ASSERT_EQ(s.processes.size(), 1u);
+    EXPECT_FALSE(s.processes[0].info_complete);
+    EXPECT_NE(s.processes[0].info.comm, "sshd");
+}
+
+}  // namespace
+}  // namespace gpukill

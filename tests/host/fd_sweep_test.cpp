@@ -1,9 +1,11 @@
 // The fd sweep on real processes this test starts (holding fake device files under a
 // temporary devfs root) and on fake procfs trees whose fd links are plain symlinks.
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fstream>
 
 #include <algorithm>
 #include <string>
@@ -242,6 +244,12 @@ TEST(FdSweep, FakeProcfsTree) {
     std::filesystem::create_directories(proc + "/sys/fd");
     std::filesystem::create_directories(proc + "/0123/fd");
     make_symlink(dev + "/nvidia0", proc + "/0123/fd/1");  // not a PID name: ignored
+    // Holders' start times are read beside their fd directories.
+    for (const char* pid : {"100", "200", "500"}) {
+        std::ofstream(proc + "/" + pid + "/stat")
+            << pid << " (fake) S 1 " << pid << " " << pid
+            << " 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 " << pid << "77 0 0\n";
+    }
 
     HostRoots roots;
     roots.procfs = proc;
@@ -255,6 +263,7 @@ TEST(FdSweep, FakeProcfsTree) {
     EXPECT_EQ(result.processes_vanished, 1u);
     EXPECT_EQ(result.processes_denied, 0u);
     ASSERT_EQ(result.holders.size(), 3u);
+    EXPECT_EQ(result.holders[0].start_time_ticks, 10077u);
 
     // Within a holder, nodes keep the order the fd directory lists them in, which the
     // filesystem chooses: look them up by name.

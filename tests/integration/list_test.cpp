@@ -238,6 +238,9 @@ TEST(List, OutputJsonIsTheSameAsJsonAndCompatFlagsWork) {
     EXPECT_EQ(doc["gpus"].size(), 2u);
     EXPECT_EQ(host.gpukill({"list", "--output", "yaml"}).exit_code, 3);
     EXPECT_EQ(host.gpukill({"--frobnicate"}).exit_code, 3);
+    // Kill options with list would be ignored silently: they are an error instead.
+    EXPECT_EQ(host.gpukill({"list", "--pid", "5", "--force"}).exit_code, 3);
+    EXPECT_EQ(host.gpukill({"99999", "doctor"}).exit_code, 3);
 }
 
 TEST(Watch, JsonWatchEmitsOneDocumentPerIntervalUntilInterrupted) {

@@ -1,6 +1,7 @@
 #include "backends/nvml/nvml_process_list.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace gpukill::nvml {
@@ -19,6 +20,8 @@ std::vector<DriverProcess> decode_process_entries(std::span<const std::byte> buf
         // Both layouts begin with {unsigned pid; unsigned long long usedGpuMemory}.
         nvmlProcessInfo_v1_t entry{};
         std::memcpy(&entry, buffer.data() + i * stride, sizeof entry);
+        // PID 0 (an empty slot) or one beyond pid_t cannot name a process.
+        if (entry.pid == 0 || entry.pid > static_cast<unsigned>(INT32_MAX)) continue;
         DriverProcess process;
         process.pid = static_cast<pid_t>(entry.pid);
         if (entry.usedGpuMemory != NVML_VALUE_NOT_AVAILABLE) {
