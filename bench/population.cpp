@@ -16,6 +16,7 @@
 
 #include "capacity.hpp"
 #include "interrupt.hpp"
+#include "os_failure.hpp"
 #include "population_child.hpp"
 #include "scoped_fd.hpp"
 
@@ -23,10 +24,6 @@ namespace gpukill::bench {
 namespace {
 
 constexpr int kNvidiaGpus = 8;
-
-std::runtime_error os_failure(const std::string& what, int error) {
-    return std::runtime_error(what + ": " + std::strerror(error));
-}
 
 void write_file(const std::string& path, std::size_t bytes) {
     std::ofstream out(path, std::ios::binary);

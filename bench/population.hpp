@@ -72,7 +72,7 @@ class Population {
     void start_children(const PopulationConfig& config, int ready_fd);
     void await_children(int ready_fd, std::size_t count);
 
-    TempTree tree_{"gpukill-sweep-bench"};  // declared first: destroyed after the children are gone
+    TempTree tree_{"gpukill-bench-population"};  // first: destroyed after the children are gone
     ChildGroup children_;
     std::string devfs_;
     std::string data_file_;

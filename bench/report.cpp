@@ -44,14 +44,6 @@ const ToolTimes* find(const std::vector<ToolTimes>& times, const char* id) {
     return it == times.end() ? nullptr : &*it;
 }
 
-// Rounds interleave the tools, so each round's pair ran under the same conditions:
-// the per-round ratio cancels the drift of a shared machine better than the medians do.
-double paired_median(const std::vector<double>& a, const std::vector<double>& b) {
-    std::vector<double> ratios;
-    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) ratios.push_back(a[i] / b[i]);
-    return median(std::move(ratios));
-}
-
 std::vector<Ratio> ratios(const std::vector<ToolTimes>& times) {
     std::vector<Ratio> result;
     for (const RatioSpec& spec : kRatios) {

@@ -39,13 +39,6 @@ std::string read_all(int fd) {
     return text;
 }
 
-std::vector<char*> pointers(const std::vector<std::string>& strings) {
-    std::vector<char*> result;
-    for (const auto& s : strings) result.push_back(const_cast<char*>(s.c_str()));
-    result.push_back(nullptr);
-    return result;
-}
-
 // posix_spawn file actions as an owned object.
 class FileActions {
   public:
@@ -72,11 +65,12 @@ ProcessRun run_process(const std::vector<std::string>& argv, const std::vector<s
     ::posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
     ::posix_spawn_file_actions_adddup2(actions.get(), out.get(), 1);
     ::posix_spawn_file_actions_adddup2(actions.get(), err.get(), 2);
-    const auto args = pointers(argv);
-    const auto env = pointers(envp);
+    const auto args = argv_pointers(argv);
+    const auto env = argv_pointers(envp);
 
     ProcessRun run;
     const Stopwatch stopwatch;
+    run.started_s = clock_s(CLOCK_MONOTONIC);
     pid_t pid = 0;
     const int spawn_error =
         ::posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), env.data());
@@ -100,6 +94,13 @@ ProcessRun run_process(const std::vector<std::string>& argv, const std::vector<s
     run.out = read_all(out.get());
     run.err = read_all(err.get());
     return run;
+}
+
+std::vector<char*> argv_pointers(const std::vector<std::string>& strings) {
+    std::vector<char*> result;
+    for (const auto& s : strings) result.push_back(const_cast<char*>(s.c_str()));
+    result.push_back(nullptr);
+    return result;
 }
 
 std::vector<std::string> environment_with(const std::vector<std::string>& set,

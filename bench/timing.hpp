@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace gpukill::bench {
@@ -48,6 +49,15 @@ inline double percentile(std::vector<double> values, double p) {
     const auto rank =
         static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
     return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+// Median over rounds of a[i] / b[i]. When tools are interleaved, each round's pair ran
+// under the same conditions: the per-round ratio cancels the drift of a shared machine
+// better than the ratio of the medians does.
+inline double paired_median(const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) ratios.push_back(a[i] / b[i]);
+    return median(std::move(ratios));
 }
 
 }  // namespace gpukill::bench

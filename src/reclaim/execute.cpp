@@ -1,8 +1,5 @@
 #include "reclaim/execute.hpp"
 
-#include <chrono>
-#include <thread>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -200,20 +197,15 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
 }
 
 void note_unreaped_zombies(std::vector<TargetResult>& results, const HostRoots& roots) {
-    // A parent that reaps does so within moments; give it a bounded grace before
-    // blaming it. This waits on an outside event with a deadline, it is no sleep for luck.
-    const auto grace_ends = Clock::now() + std::chrono::milliseconds(300);
     for (TargetResult& target : results) {
         const bool ended = target.outcome == Outcome::exited ||
                            target.outcome == Outcome::terminated ||
                            target.outcome == Outcome::killed;
         if (!ended) continue;
+        // Init reaps every orphan in its own time (seconds, in some containers): only
+        // a living parent that has not reaped is worth a note. No waiting for it.
         auto parent = unreaped_zombie_parent(target.target.identity, roots);
-        while (parent && Clock::now() < grace_ends) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            parent = unreaped_zombie_parent(target.target.identity, roots);
-        }
-        if (parent) target.note = zombie_note(*parent);
+        if (parent && *parent != 1) target.note = zombie_note(*parent);
     }
 }
 

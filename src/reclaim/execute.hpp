@@ -72,10 +72,10 @@ struct ExecuteResult {
 ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
                            const ExecuteOptions& options);
 
-// Notes targets that ended but are still zombies, naming the parent that has not
-// reaped them. A zombie holds no memory and no files, but its PID stays taken.
-// Call it a moment after execution (after verification): every zombie is briefly
-// unreaped, and a note right at exit would blame parents that are about to reap.
+// Notes targets that ended but are still zombies of a living parent other than
+// init, naming that parent. A zombie holds no memory and no files, but its PID
+// stays taken. Call it after verification: every zombie is briefly unreaped, and
+// a note right at exit would blame parents that are about to reap. It never waits.
 void note_unreaped_zombies(std::vector<TargetResult>& results, const HostRoots& roots);
 
 // "SIGTERM", "TERM", "term", "15" -> SIGTERM; anything else is an error.

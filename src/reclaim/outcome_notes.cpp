@@ -34,7 +34,10 @@ std::string denied_note(const std::string& owner, int signal) {
 }
 
 std::string zombie_note(pid_t parent) {
-    return fmt::format("zombie: parent {} has not reaped it", parent);
+    return fmt::format(
+        "zombie: parent {} has not reaped it yet; it holds no memory or files, but if the "
+        "parent never reaps it, its PID stays taken until the parent exits",
+        parent);
 }
 
 }  // namespace gpukill::reclaim

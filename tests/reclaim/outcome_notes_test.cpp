@@ -30,7 +30,7 @@ TEST(ReclaimOutcomeNotes, DeniedAndZombie) {
               "permission denied sending SIGTERM; run as root or as bob");
     EXPECT_EQ(denied_note("", SIGKILL),
               "permission denied sending SIGKILL; run as root or as its owner");
-    EXPECT_EQ(zombie_note(4242), "zombie: parent 4242 has not reaped it");
+    EXPECT_TRUE(zombie_note(4242).starts_with("zombie: parent 4242 has not reaped it"));
 }
 
 }  // namespace
