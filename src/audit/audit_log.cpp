@@ -141,6 +141,27 @@ Result<void> AuditLog::append(const nlohmann::ordered_json& record) {
     return written;
 }
 
+Result<void> AuditLog::append_all(const std::vector<nlohmann::ordered_json>& records) {
+    if (records.empty()) return {};
+    std::string lines;
+    for (const auto& record : records) {
+        lines += record.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        lines += '\n';
+    }
+    Result<void> written;
+    {
+        std::lock_guard guard(*mutex_);
+        written = reopen_if_replaced();
+        if (written) written = write_locked(std::move(lines));
+    }
+    if (options_.use_syslog) {
+        for (const auto& record : records) {
+            options_.syslog(syslog_priority(record), syslog_line(record));
+        }
+    }
+    return written;
+}
+
 // A long-running writer (the agent) must follow logrotate's rename-and-create: the old
 // descriptor would keep writing into the rotated file.
 Result<void> AuditLog::reopen_if_replaced() {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,9 @@ class AuditLog {
     // file's. Strings that are not valid UTF-8 (process names are arbitrary bytes) are
     // written with U+FFFD in place of the bad bytes.
     Result<void> append(const nlohmann::ordered_json& record);
+    // The records of one step (200 "result" records of a batch kill) as one write and
+    // one sync: whole lines, in order, all or none on disk, at the cost of one append.
+    Result<void> append_all(const std::vector<nlohmann::ordered_json>& records);
 
     const std::string& path() const { return path_; }
 

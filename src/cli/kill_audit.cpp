@@ -19,14 +19,14 @@ KillAudit::KillAudit(const std::string& state_dir, const std::vector<std::string
 }
 
 void KillAudit::append_all(const std::vector<nlohmann::ordered_json>& records) {
-    for (const auto& record : records) {
-        if (!log_) {
+    if (!log_) {
+        for (const auto& record : records) {
             audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
-            continue;
         }
-        auto appended = log_->append(record);
-        if (!appended && !problem_) problem_ = "audit log write failed: " + appended.error().what;
+        return;
     }
+    auto appended = log_->append_all(records);
+    if (!appended && !problem_) problem_ = "audit log write failed: " + appended.error().what;
 }
 
 void KillAudit::planned(const reclaim::KillPlan& plan) {

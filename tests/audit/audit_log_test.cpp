@@ -107,6 +107,23 @@ TEST(AuditLog, EachRecordIsOneLineThatParsesBackToIt) {
     EXPECT_EQ(read_all(log->path()).back(), '\n');
 }
 
+TEST(AuditLog, AStepsRecordsAreAppendedTogetherAsWholeLinesInOrder) {
+    TempDir tmp;
+    auto log = AuditLog::open(tmp.path(), quiet());
+    ASSERT_TRUE(log) << log.error().what;
+    ASSERT_TRUE(log->append({{"event", "planned"}}));
+    std::vector<json> results;
+    for (int pid = 100; pid < 300; ++pid) results.push_back({{"event", "result"}, {"pid", pid}});
+    ASSERT_TRUE(log->append_all(results));
+    ASSERT_TRUE(log->append_all({}));
+    const auto lines = lines_of(read_all(log->path()));
+    ASSERT_EQ(lines.size(), 201u);
+    EXPECT_EQ(json::parse(lines[0])["event"], "planned");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        EXPECT_EQ(json::parse(lines[i + 1]), results[i]);
+    }
+}
+
 TEST(AuditLog, BytesThatAreNotUtf8BecomeReplacementCharacters) {
     TempDir tmp;
     auto log = AuditLog::open(tmp.path(), quiet());
