@@ -1,25 +1,22 @@
 #include "audit/reclaim_records.hpp"
 
+#include "model/json_optional.hpp"
+
 namespace gpukill::audit {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-template <class T>
-json optional_value(const std::optional<T>& value) {
-    return value ? json(*value) : json(nullptr);
-}
 
 json gpu_memory_json(const std::map<unsigned, std::optional<std::uint64_t>>& used_before,
                      const std::map<unsigned, std::optional<std::uint64_t>>& expected) {
     std::map<unsigned, json> gpus;
     for (const auto& [index, bytes] : used_before) {
         gpus[index]["index"] = index;
-        gpus[index]["memory_used_before_bytes"] = optional_value(bytes);
+        gpus[index]["memory_used_before_bytes"] = or_null(bytes);
     }
     for (const auto& [index, bytes] : expected) {
         gpus[index]["index"] = index;
-        gpus[index]["memory_expected_release_bytes"] = optional_value(bytes);
+        gpus[index]["memory_expected_release_bytes"] = or_null(bytes);
     }
     // Both fields on every entry, null where one map lacks the GPU: a fixed shape.
     json list = json::array();
@@ -55,7 +52,7 @@ json target_json(const reclaim::PlannedTarget& target) {
         {"start_time_ticks", target.identity.start_time_ticks},
         {"name", target.name},
         {"user", target.user},
-        {"uid", optional_value(target.uid)},
+        {"uid", or_null(target.uid)},
         {"state", target.state == '?' ? json(nullptr) : json(std::string(1, target.state))},
         {"reason", reclaim::to_string(target.reason)},
         {"reason_detail", target.reason_detail},
@@ -111,17 +108,17 @@ json result_record(const Invocation& who, const reclaim::TargetResult& result, T
     record["outcome"] = reclaim::to_string(result.outcome);
     record["signals_sent"] = signals_json(result);
     record["elapsed_seconds"] = result.seconds;
-    record["note"] = optional_value(result.note);
+    record["note"] = or_null(result.note);
     return record;
 }
 
 json verified_record(const Invocation& who, const reclaim::GpuRelease& release, TimePoint when) {
     json record = audit_envelope("verified", who, when);
     record["gpu"] = release.gpu;
-    record["memory_used_before_bytes"] = optional_value(release.memory_used_before);
-    record["memory_used_after_bytes"] = optional_value(release.memory_used_after);
-    record["memory_reclaimed_bytes"] = optional_value(release.memory_reclaimed_bytes);
-    record["seconds_to_release"] = optional_value(release.seconds_to_release);
+    record["memory_used_before_bytes"] = or_null(release.memory_used_before);
+    record["memory_used_after_bytes"] = or_null(release.memory_used_after);
+    record["memory_reclaimed_bytes"] = or_null(release.memory_reclaimed_bytes);
+    record["seconds_to_release"] = or_null(release.seconds_to_release);
     record["released"] = release.released;
     record["soft_locked"] = release.soft_locked;
     record["targets_still_holding"] = release.targets_still_holding;

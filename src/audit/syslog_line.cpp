@@ -1,5 +1,7 @@
 #include "audit/syslog_line.hpp"
 
+#include "model/quoted_text.hpp"
+
 #include <syslog.h>
 
 #include <fmt/format.h>
@@ -56,19 +58,7 @@ bool needs_quotes(std::string_view text) {
 }
 
 std::string shown(std::string_view text) {
-    if (!needs_quotes(text)) return std::string(text);
-    std::string out = "\"";
-    for (unsigned char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + '"';
+    return needs_quotes(text) ? quote_escaped(text) : std::string(text);
 }
 
 class Line {

@@ -4,16 +4,12 @@
 
 #include "cli/human_format.hpp"
 #include "cli/text_table.hpp"
+#include "model/json_optional.hpp"
 
 namespace gpukill::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-template <class T>
-json or_null(const std::optional<T>& value) {
-    return value ? json(*value) : json(nullptr);
-}
 
 json planned_signals(const KillReport& report) {
     json signals = json::array({report.first_signal});

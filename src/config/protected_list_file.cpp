@@ -1,5 +1,7 @@
 #include "config/protected_list_file.hpp"
 
+#include "model/quoted_text.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
@@ -20,21 +22,9 @@ namespace {
 
 constexpr const char* kKnownKeys = "names, users, pids, replace_defaults";
 
-// A value from the file inside an error line: quoted, control characters escaped, so
-// the error stays one line whatever the file holds.
+// A value from the file inside an error line stays one line whatever the file holds.
 std::string printable(std::string_view text) {
-    std::string out = "\"";
-    for (unsigned char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + '"';
+    return quote_escaped(text);
 }
 
 // Makes "FILE:LINE:COLUMN: what" errors for the file being read.

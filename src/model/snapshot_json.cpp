@@ -4,15 +4,12 @@
 
 #include <ctime>
 
+#include "model/json_optional.hpp"
+
 namespace gpukill {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-template <class T>
-json optional_value(const std::optional<T>& value) {
-    return value ? json(*value) : json(nullptr);
-}
 
 std::string join_args(const std::vector<std::string>& args) {
     std::string joined;
@@ -29,23 +26,23 @@ json gpu_json(const Gpu& gpu) {
         {"index", gpu.index},
         {"vendor", to_string(r.vendor)},
         {"backend", r.backend},
-        {"name", optional_value(r.name)},
-        {"uuid", optional_value(r.uuid)},
-        {"pci_bus_id", optional_value(r.pci_bus_id)},
-        {"nvidia_minor", optional_value(r.nvidia_minor)},
-        {"driver_version", optional_value(r.driver_version)},
-        {"memory_total_bytes", optional_value(r.memory_total_bytes)},
-        {"memory_used_bytes", optional_value(r.memory_used_bytes)},
-        {"unattributed_memory_bytes", optional_value(gpu.unattributed_memory_bytes)},
-        {"utilization_percent", optional_value(r.utilization_percent)},
-        {"memory_utilization_percent", optional_value(r.memory_utilization_percent)},
-        {"temperature_celsius", optional_value(r.temperature_celsius)},
-        {"power_watts", optional_value(r.power_watts)},
-        {"power_limit_watts", optional_value(r.power_limit_watts)},
-        {"ecc_errors_corrected_volatile", optional_value(r.ecc_errors_corrected_volatile)},
-        {"ecc_errors_uncorrected_volatile", optional_value(r.ecc_errors_uncorrected_volatile)},
-        {"persistence_mode", optional_value(r.persistence_mode)},
-        {"mig_mode", optional_value(r.mig_mode)},
+        {"name", or_null(r.name)},
+        {"uuid", or_null(r.uuid)},
+        {"pci_bus_id", or_null(r.pci_bus_id)},
+        {"nvidia_minor", or_null(r.nvidia_minor)},
+        {"driver_version", or_null(r.driver_version)},
+        {"memory_total_bytes", or_null(r.memory_total_bytes)},
+        {"memory_used_bytes", or_null(r.memory_used_bytes)},
+        {"unattributed_memory_bytes", or_null(gpu.unattributed_memory_bytes)},
+        {"utilization_percent", or_null(r.utilization_percent)},
+        {"memory_utilization_percent", or_null(r.memory_utilization_percent)},
+        {"temperature_celsius", or_null(r.temperature_celsius)},
+        {"power_watts", or_null(r.power_watts)},
+        {"power_limit_watts", or_null(r.power_limit_watts)},
+        {"ecc_errors_corrected_volatile", or_null(r.ecc_errors_corrected_volatile)},
+        {"ecc_errors_uncorrected_volatile", or_null(r.ecc_errors_uncorrected_volatile)},
+        {"persistence_mode", or_null(r.persistence_mode)},
+        {"mig_mode", or_null(r.mig_mode)},
         {"lost", r.lost},
         {"process_list_available", r.processes.has_value()},
         {"process_count", gpu.process_count},
@@ -57,7 +54,7 @@ json container_json(const std::optional<ContainerInfo>& container) {
     if (!container) return nullptr;
     return json{{"runtime", container->runtime},
                 {"id", container->id.empty() ? json(nullptr) : json(container->id)},
-                {"pod_uid", optional_value(container->pod_uid)}};
+                {"pod_uid", or_null(container->pod_uid)}};
 }
 
 json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
@@ -70,7 +67,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         if (use.seen_by.device_file) seen_by.push_back("device_file");
         gpus.push_back(json{
             {"index", use.gpu_index},
-            {"memory_bytes", optional_value(use.memory_bytes)},
+            {"memory_bytes", or_null(use.memory_bytes)},
             {"driver_kind", use.driver_kind ? json(to_string(*use.driver_kind)) : json(nullptr)},
             {"seen_by", seen_by},
         });
@@ -85,12 +82,12 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         {"ppid", known ? json(info.ppid) : json(nullptr)},
         {"pgid", known ? json(info.pgid) : json(nullptr)},
         {"sid", known ? json(info.sid) : json(nullptr)},
-        {"uid", optional_value(info.uid)},
+        {"uid", or_null(info.uid)},
         {"user", known && !info.user.empty() ? json(info.user) : json(nullptr)},
         {"name", known ? json(info.comm) : json(nullptr)},
         {"cmdline", known ? json(join_args(info.cmdline)) : json(nullptr)},
         {"argv", known ? json(info.cmdline) : json(nullptr)},
-        {"exe", optional_value(info.exe)},
+        {"exe", or_null(info.exe)},
         {"exe_deleted", known ? json(info.exe_deleted) : json(nullptr)},
         {"state", known ? json(std::string(1, info.state)) : json(nullptr)},
         {"start_time", start_ms ? json(format_utc_timestamp(*start_ms)) : json(nullptr)},
@@ -138,7 +135,7 @@ nlohmann::ordered_json to_json(const Snapshot& snapshot) {
         backends.push_back(json{{"name", backend.name},
                                 {"loaded", backend.loaded},
                                 {"detail", backend.detail},
-                                {"driver_version", optional_value(backend.driver_version)}});
+                                {"driver_version", or_null(backend.driver_version)}});
     }
     return json{
         {"schema_version", kSnapshotSchemaVersion},
