@@ -163,8 +163,9 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     // Nothing ended, nothing can come back: do not wait out the verify timeout.
     std::vector<reclaim::GpuRelease> releases =
         any_ended ? reclaim::verify_release(
-                        *plan, target_pids, [&] { return discover(global.roots, backends); },
-                        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds})
+                        *plan, target_pids, [&] { return discover_gpus(backends); },
+                        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds},
+                        [&] { return discover(global.roots, backends); })
                   : std::vector<reclaim::GpuRelease>{};
     reclaim::note_unreaped_zombies(executed.targets, global.roots);
     audit.verified(releases);

@@ -22,14 +22,13 @@ std::string host_name() {
     return name.data();
 }
 
-}  // namespace
+std::int64_t now_unix_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
-Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends) {
-    MergeInputs inputs;
-    inputs.host = host_name();
-    inputs.timestamp_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+void read_backends(const std::vector<std::unique_ptr<Backend>>& backends, MergeInputs& inputs) {
     for (const auto& backend : backends) {
         if (backend->status().loaded) {
             for (GpuReading& reading : backend->read_gpus()) {
@@ -38,6 +37,23 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
         }
         inputs.backends.push_back(backend->status());
     }
+}
+
+}  // namespace
+
+Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends) {
+    MergeInputs inputs;
+    inputs.host = host_name();
+    inputs.timestamp_unix_ms = now_unix_ms();
+    read_backends(backends, inputs);
+    return merge_snapshot(std::move(inputs));
+}
+
+Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends) {
+    MergeInputs inputs;
+    inputs.host = host_name();
+    inputs.timestamp_unix_ms = now_unix_ms();
+    read_backends(backends, inputs);
 
     SweepResult sweep = sweep_device_holders(roots);
     // NVML opens the device nodes inside gpukill itself: it is an observer, not a holder.

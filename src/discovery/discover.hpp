@@ -13,4 +13,8 @@ namespace gpukill {
 
 Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends);
 
+// The GPUs and the drivers' process lists only: no /proc sweep, no process details.
+// For re-sampling memory quickly (verification); device-file holders are absent.
+Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends);
+
 }  // namespace gpukill

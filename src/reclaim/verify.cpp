@@ -84,7 +84,8 @@ GpuRelease evaluate_release(unsigned gpu, const KillPlan& plan,
 
 std::vector<GpuRelease> verify_release(const KillPlan& plan, const std::vector<pid_t>& target_pids,
                                        const std::function<Snapshot()>& sample,
-                                       const VerifyOptions& options) {
+                                       const VerifyOptions& options,
+                                       const std::function<Snapshot()>& full_sample) {
     std::map<unsigned, GpuRelease> results;
     if (plan.gpu_memory_used_before.empty()) return {};  // the targets held no GPU
     const Clock::time_point start = Clock::now();
@@ -105,7 +106,16 @@ std::vector<GpuRelease> verify_release(const KillPlan& plan, const std::vector<p
             }
             results.insert_or_assign(gpu, std::move(release));
         }
-        if (all_released || sampled >= deadline) break;
+        if (all_released) break;
+        if (sampled >= deadline) {
+            if (full_sample) {
+                const Snapshot full = full_sample();
+                for (auto& [gpu, release] : results) {
+                    if (!release.released) release = evaluate_release(gpu, plan, target_pids, full);
+                }
+            }
+            break;
+        }
         // A bounded wait on an outside condition (the driver tearing down contexts), whose
         // only signal is a fresh reading.
         std::this_thread::sleep_until(std::min(deadline, sampled + interval));

@@ -37,9 +37,14 @@ struct VerifyOptions {
 // no GPU). A GPU's result is fixed when it is first
 // released (memory taken again later by a new job does not undo it); the others carry
 // the last evaluation. Results are in GPU order.
+// `sample` may be a cheap snapshot without device-file holders (discover_gpus) when
+// `full_sample` is given: GPUs still unreleased at the timeout are judged once more
+// on a full snapshot (discover), because calling a GPU soft-locked needs to know that
+// no process holds its device file.
 std::vector<GpuRelease> verify_release(const KillPlan& plan, const std::vector<pid_t>& target_pids,
                                        const std::function<Snapshot()>& sample,
-                                       const VerifyOptions& options);
+                                       const VerifyOptions& options,
+                                       const std::function<Snapshot()>& full_sample = {});
 
 // Drivers account memory in pages and keep small per-GPU bookkeeping of their own, so
 // "came back" is judged with this much slack.

@@ -151,6 +151,26 @@ TEST(ReclaimVerify, LoopGivesUpAtTheTimeoutWithTheLastReading) {
     EXPECT_LE(samples, 10);
 }
 
+TEST(ReclaimVerify, ACheapSampleCannotCallAGpuSoftLockedWithoutAFullLook) {
+    // The cheap sample (drivers only) sees nobody; the full one sees a process
+    // holding the device file: the memory is held, not stuck.
+    auto cheap = [] { return gpu0_using(30 * kGiB); };
+    int full_samples = 0;
+    auto full = [&] {
+        ++full_samples;
+        Snapshot now = gpu0_using(30 * kGiB);
+        add_holder(now, 777, 1);
+        return now;
+    };
+    const auto releases =
+        verify_release(plan_on_gpu0(28 * kGiB), kTargets, cheap,
+                       VerifyOptions{.timeout_seconds = 0.05, .poll_interval_seconds = 0.01}, full);
+    ASSERT_EQ(releases.size(), 1U);
+    EXPECT_EQ(full_samples, 1);
+    EXPECT_FALSE(releases[0].soft_locked);
+    EXPECT_FALSE(releases[0].released);
+}
+
 TEST(ReclaimVerify, ZeroTimeoutStillSamplesOnce) {
     int samples = 0;
     auto sample = [&] {
