@@ -19,8 +19,6 @@ Result<std::int64_t> read_boot_time_unix(const HostRoots& roots);
 // USER_HZ, the unit of the stat times (sysconf(_SC_CLK_TCK)); 100 if sysconf fails.
 long clock_ticks_per_second();
 
-// Unix milliseconds at which a process started. Exact for any 64-bit tick count (no
-// overflow in ticks * 1000). A non-positive hz is treated as 100, the Linux USER_HZ.
-std::int64_t start_time_unix_ms(std::uint64_t ticks, std::int64_t boot_unix, long hz);
+// start_time_unix_ms (ticks to wall time) is pure and lives in model/start_time.hpp.
 
 }  // namespace gpukill

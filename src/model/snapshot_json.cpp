@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "model/json_optional.hpp"
+#include "model/start_time.hpp"
 
 namespace gpukill {
 namespace {
@@ -114,13 +115,9 @@ std::string format_utc_timestamp(std::int64_t unix_ms) {
 
 std::optional<std::int64_t> process_start_unix_ms(const Snapshot& snapshot,
                                                   const ProcessInfo& info) {
-    if (!snapshot.boot_time_unix_s || snapshot.clock_ticks_per_second <= 0 ||
-        info.start_time_ticks == 0) {
-        return std::nullopt;
-    }
-    return *snapshot.boot_time_unix_s * 1000 +
-           static_cast<std::int64_t>(info.start_time_ticks * 1000 /
-                                     static_cast<std::uint64_t>(snapshot.clock_ticks_per_second));
+    if (!snapshot.boot_time_unix_s || info.start_time_ticks == 0) return std::nullopt;
+    return start_time_unix_ms(info.start_time_ticks, *snapshot.boot_time_unix_s,
+                              snapshot.clock_ticks_per_second);
 }
 
 nlohmann::ordered_json to_json(const Snapshot& snapshot) {

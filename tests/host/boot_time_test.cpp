@@ -9,6 +9,7 @@
 #include "host/boot_time.hpp"
 #include "host/proc_reader.hpp"
 #include "host_test_support.hpp"
+#include "model/start_time.hpp"
 
 namespace gpukill {
 namespace {
