@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "bench_main.hpp"
 #include "capacity.hpp"
 #include "interrupt.hpp"
 #include "kill_parts.hpp"
@@ -164,12 +165,7 @@ int main(int argc, char** argv) {
                    "gpukill's GPUKILL_STATE_DIR (audit log), e.g. on tmpfs to see what syncing "
                    "it costs; default: in the temporary tree");
     app.add_option("--json", options.json_path, "also write the results as JSON here");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        const int printed = app.exit(e);  // prints help, or the error with a usage hint
-        return printed == 0 ? 0 : 3;      // 3: invalid arguments, as gpukill itself
-    }
+    if (auto code = parse_arguments(app, argc, argv)) return *code;
     if (options.batch.ignoring > options.batch.targets) {
         std::cerr << "gpukill_kill_bench: --ignoring exceeds --targets\n";
         return 3;
@@ -178,15 +174,5 @@ int main(int argc, char** argv) {
     // Targets are exec'd without a PATH search (target_child.cpp).
     options.gpusim = std::filesystem::absolute(options.gpusim).string();
 
-    install_interrupt_handlers();
-    try {
-        return run(options);
-    } catch (const Interrupted&) {
-        std::cerr << "\ngpukill_kill_bench: interrupted by signal " << interrupt_signal()
-                  << "; every process it started has been killed and reaped\n";
-        return 130;
-    } catch (const std::exception& e) {
-        std::cerr << "\ngpukill_kill_bench: " << e.what() << "\n";
-        return 1;
-    }
+    return run_interruptible("gpukill_kill_bench", [&] { return run(options); });
 }

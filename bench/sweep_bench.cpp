@@ -15,6 +15,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "bench_main.hpp"
 #include "interrupt.hpp"
 #include "machine.hpp"
 #include "population.hpp"
@@ -135,26 +136,11 @@ int main(int argc, char** argv) {
     app.add_option("--floor", options.paths.floor, "floor binary")->capture_default_str();
     app.add_option("--fuser", options.paths.fuser, "fuser binary")->capture_default_str();
     app.add_option("--json", options.json_path, "also write the results as JSON here");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        const int printed = app.exit(e);  // prints help, or the error with a usage hint
-        return printed == 0 ? 0 : 3;      // 3: invalid arguments, as gpukill itself
-    }
+    if (auto code = parse_arguments(app, argc, argv)) return *code;
     if (options.population.holders > options.population.processes) {
         std::cerr << "gpukill_sweep_bench: --holders exceeds --processes\n";
         return 3;
     }
 
-    install_interrupt_handlers();
-    try {
-        return run(options);
-    } catch (const Interrupted&) {
-        std::cerr << "\ngpukill_sweep_bench: interrupted by signal " << interrupt_signal()
-                  << "; every process it started has been killed and reaped\n";
-        return 130;
-    } catch (const std::exception& e) {
-        std::cerr << "\ngpukill_sweep_bench: " << e.what() << "\n";
-        return 1;
-    }
+    return run_interruptible("gpukill_sweep_bench", [&] { return run(options); });
 }

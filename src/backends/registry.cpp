@@ -14,4 +14,13 @@ std::vector<std::unique_ptr<Backend>> open_backends(const BackendConfig& config,
     return backends;
 }
 
+std::optional<std::string> requested_backend_failure(
+    const std::vector<std::unique_ptr<Backend>>& backends) {
+    for (const auto& backend : backends) {
+        const BackendStatus& status = backend->status();
+        if (status.explicitly_requested && !status.loaded) return status.detail;
+    }
+    return std::nullopt;
+}
+
 }  // namespace gpukill

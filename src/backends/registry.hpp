@@ -22,4 +22,9 @@ struct BackendConfig {
 std::vector<std::unique_ptr<Backend>> open_backends(const BackendConfig& config,
                                                     std::optional<Vendor> only_vendor);
 
+// The reason an explicitly named backend (e.g. --nvml-library) failed to load, if one
+// did: commands treat that as an error, not as a host without that vendor.
+std::optional<std::string> requested_backend_failure(
+    const std::vector<std::unique_ptr<Backend>>& backends);
+
 }  // namespace gpukill

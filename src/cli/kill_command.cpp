@@ -89,11 +89,9 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     }
 
     auto backends = open_backends(backend_config(global), std::nullopt);
-    for (const auto& backend : backends) {
-        if (backend->status().explicitly_requested && !backend->status().loaded) {
-            fmt::print(stderr, "gpukill: {}\n", backend->status().detail);
-            return exit_code::failure;
-        }
+    if (auto failure = requested_backend_failure(backends)) {
+        fmt::print(stderr, "gpukill: {}\n", *failure);
+        return exit_code::failure;
     }
     Snapshot before = discover(global.roots, backends);
     if (options.gpu) {

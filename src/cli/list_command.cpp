@@ -57,12 +57,9 @@ int run_list(const GlobalOptions& global, const ListOptions& options) {
         return exit_code::invalid_arguments;
     }
     auto backends = open_backends(backend_config(global), *vendor);
-    for (const auto& backend : backends) {
-        const BackendStatus& status = backend->status();
-        if (status.explicitly_requested && !status.loaded) {
-            print_error(status.detail);
-            return exit_code::failure;
-        }
+    if (auto failure = requested_backend_failure(backends)) {
+        print_error(*failure);
+        return exit_code::failure;
     }
     if (!options.watch) {
         std::string text;
