@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "cli/drm_layout.hpp"
 #include "state/root.hpp"
 
 namespace gpusim {
@@ -45,6 +46,9 @@ int cmd_env(const fs::path& dir) {
     fmt::print("export GPUKILL_NVML_LIBRARY={}\n", shell_quote(library->string()));
     fmt::print("export GPUKILL_DEVFS={}\n", shell_quote(root.dev_dir().string()));
     fmt::print("export GPUSIM_ROOT={}\n", shell_quote(root.dir.string()));
+    // Always: a simulated host must never show the real host's /sys/class/drm GPUs.
+    fmt::print("export GPUKILL_SYSFS={}\n", shell_quote(sys_dir(root).string()));
+    fmt::print("export GPUKILL_NVIDIA_SMI={}\n", shell_quote(root.nvidia_smi_link().string()));
     return kExitOk;
 }
 

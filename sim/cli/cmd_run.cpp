@@ -1,5 +1,7 @@
 // gpusim run --root DIR --gpu N --mem SIZE [--util PCT] [--workers K] [--ignore-term]
 //            [--term-delay SECS] [--name NAME] [--background]
+// gpusim run --root DIR --drm N [--workers K] [--ignore-term] [--term-delay SECS] [--name NAME]
+//            [--background]
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/connections.hpp"
 #include "cli/workload.hpp"
 #include "state/files.hpp"
 #include "state/size.hpp"
@@ -40,14 +43,26 @@ Result<void> take_name(const std::string& name, char** argv) {
 }  // namespace
 
 int cmd_run(const RunOptions& options, char** argv) {
-    auto bytes = parse_size(options.memory);
-    if (!bytes) return report(bytes.error());
+    // A DRM GPU's memory and utilisation per process live in fdinfo, which only the kernel
+    // writes: a --drm workload holds the device and nothing more (docs/SIMULATOR.md).
+    if (options.drm && options.util_percent != 0) {
+        return report(Error{kExitUsage, "--util does not apply to --drm (no simulated fdinfo)"});
+    }
+    std::uint64_t bytes = 0;
+    if (!options.drm) {
+        auto parsed = parse_size(options.memory);
+        if (!parsed) return report(parsed.error());
+        bytes = *parsed;
+    }
     if (options.name && options.name->empty()) {
         return report(Error{kExitUsage, "--name must not be empty"});
     }
     if (options.name) {
         if (auto named = take_name(*options.name, argv); !named) return report(named.error());
     }
+
+    // Before detaching, so a refused connection is reported like any other set-up error.
+    if (auto held = hold_connections(options.connect); !held) return report(held.error());
 
     ReadyChannel channel = ReadyChannel::foreground();
     if (options.background) {
@@ -56,9 +71,14 @@ int cmd_run(const RunOptions& options, char** argv) {
         if (!is_child || code != kExitOk) return code;
     }
 
-    const WorkloadSpec spec{root_at(options.root),     options.gpu,     *bytes,
-                            options.util_percent,      options.workers, options.ignore_term,
-                            options.term_delay_seconds};
+    const WorkloadSpec spec{.root = root_at(options.root),
+                            .gpu = options.gpu,
+                            .drm_gpu = options.drm,
+                            .bytes = bytes,
+                            .util_percent = options.util_percent,
+                            .workers = options.workers,
+                            .ignore_term = options.ignore_term,
+                            .term_delay_seconds = options.term_delay_seconds};
     return run_workload(spec, channel);
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "state/error.hpp"
 
@@ -27,6 +28,9 @@ struct RunOptions {
     double term_delay_seconds = 0;
     std::optional<std::string> name;
     bool background = false;
+    std::optional<unsigned> drm;           // --drm N: a DRM GPU of the scenario's drm_gpus instead
+    std::vector<std::string> connect;      // --connect HOST:PORT: TCP connections held for life
+    std::vector<std::string> passthrough;  // extra arguments: only shown in the command line
 };
 
 struct LeakOptions {
@@ -53,6 +57,10 @@ int cmd_run(const RunOptions& options, char** argv);
 int cmd_leak(const LeakOptions& options);
 int cmd_status(const StatusOptions& options);
 int cmd_reset(const ResetOptions& options);
+
+// gpusim invoked as `nvidia-smi` (argv[0]'s file name): its reset path, with nvidia-smi's
+// messages and return codes rather than gpusim's.
+int run_nvidia_smi(int argc, char** argv);
 
 // Prints "gpusim: MESSAGE" on stderr and returns the error's exit code.
 int report(const Error& error);

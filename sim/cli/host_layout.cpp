@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "cli/drm_layout.hpp"
 #include "state/files.hpp"
 
 namespace gpusim {
@@ -41,6 +42,22 @@ bool is_device_node_name(const std::string& name) {
     return true;
 }
 
+// DIR/bin/nvidia-smi -> this gpusim: invoked by that name it is the reset path of
+// nvidia-smi (cli/nvidia_smi.cpp).
+Result<void> link_nvidia_smi(const Root& root) {
+    std::error_code error;
+    const fs::path self = fs::read_symlink("/proc/self/exe", error);
+    if (error) return fail(kExitFailure, "cannot resolve /proc/self/exe: " + error.message());
+    if (auto made = create_dirs(root.nvidia_smi_link().parent_path()); !made) return made;
+    fs::remove(root.nvidia_smi_link(), error);
+    fs::create_symlink(self, root.nvidia_smi_link(), error);
+    if (error) {
+        return fail(kExitFailure,
+                    "cannot create " + root.nvidia_smi_link().string() + ": " + error.message());
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<void> create_host(const Root& root, const SimConfig& config) {
@@ -59,6 +76,8 @@ Result<void> create_host(const Root& root, const SimConfig& config) {
     if (auto made = create_file(root.state_lock(), 0666); !made) return made;
     if (auto made = create_file(root.holders_lock(), 0666); !made) return made;
     if (auto made = create_file(root.id_counter(), 0666, "1\n"); !made) return made;
+    if (auto made = link_nvidia_smi(root); !made) return made;
+    if (auto made = create_drm_host(root, config); !made) return made;
     return write_file_atomic(root.config_file(), config_to_json(config).dump(2) + "\n");
 }
 
@@ -67,10 +86,14 @@ Result<void> remove_host(const Root& root) {
     // The configuration goes first: from then on the root no longer counts as initialised.
     fs::remove(root.config_file(), error);
     fs::remove_all(root.state_dir(), error);
+    std::error_code link_error;  // the link may never have been made: not an error
+    fs::remove(root.nvidia_smi_link(), link_error);
+    fs::remove(root.nvidia_smi_link().parent_path(), link_error);  // only when empty
     if (error) {
         return fail(kExitFailure,
                     "cannot remove " + root.state_dir().string() + ": " + error.message());
     }
+    if (auto removed = remove_drm_host(root); !removed) return removed;
     fs::directory_iterator it(root.dev_dir(), error);
     for (; !error && it != fs::directory_iterator(); it.increment(error)) {
         if (!is_device_node_name(it->path().filename().string())) continue;

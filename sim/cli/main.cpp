@@ -37,9 +37,12 @@ int run(int argc, char** argv) {
     RunOptions run;
     CLI::App* run_cmd = app.add_subcommand("run", "Run a workload process that uses a GPU");
     add_root(run_cmd, run.root);
-    run_cmd->add_option("--gpu", run.gpu, "GPU index")->required();
-    run_cmd->add_option("--mem", run.memory, "Memory to allocate: 1024, 512M, 1.5G, 4G")
-        ->required();
+    CLI::Option* run_gpu = run_cmd->add_option("--gpu", run.gpu, "GPU index");
+    CLI::Option* run_mem =
+        run_cmd->add_option("--mem", run.memory, "Memory to allocate: 1024, 512M, 1.5G, 4G");
+    run_cmd->add_option("--drm", run.drm, "DRM GPU index (scenario drm_gpus), instead of --gpu")
+        ->excludes(run_gpu)
+        ->excludes(run_mem);
     run_cmd->add_option("--util", run.util_percent, "Simulated utilisation (percent)")
         ->check(CLI::Range(0U, 100U));
     run_cmd->add_option("--workers", run.workers, "Forked workers sharing the GPU descriptors")
@@ -49,6 +52,9 @@ int run(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     run_cmd->add_option("--name", run.name, "Process name (comm and argv[0])");
     run_cmd->add_flag("--background", run.background, "Detach once ready; print the ready line");
+    run_cmd->add_option("--connect", run.connect, "Hold a TCP connection to IP:PORT (repeatable)")
+        ->allow_extra_args(false);
+    run_cmd->add_option("args", run.passthrough, "Extra arguments (after --): command line only");
 
     LeakOptions leak;
     CLI::App* leak_cmd = app.add_subcommand("leak", "Leak GPU memory with no process behind it");
@@ -76,7 +82,12 @@ int run(int argc, char** argv) {
 
     if (init_cmd->parsed()) return cmd_init(init);
     if (env_cmd->parsed()) return cmd_env(env_root);
-    if (run_cmd->parsed()) return cmd_run(run, argv);
+    if (run_cmd->parsed()) {
+        if (!run.drm && (run_gpu->count() == 0 || run_mem->count() == 0)) {
+            return report(Error{kExitUsage, "run needs --gpu N --mem SIZE, or --drm N"});
+        }
+        return cmd_run(run, argv);
+    }
     if (leak_cmd->parsed()) return cmd_leak(leak);
     if (status_cmd->parsed()) return cmd_status(status);
     return cmd_reset(reset);
@@ -87,6 +98,10 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     try {
+        // DIR/bin/nvidia-smi links here (gpusim init): gpusim then answers as that tool.
+        if (argc > 0 && std::filesystem::path(argv[0]).filename() == "nvidia-smi") {
+            return gpusim::run_nvidia_smi(argc, argv);
+        }
         return gpusim::run(argc, argv);
     } catch (const std::exception& error) {
         // Only allocation failures and the like get here; still one line, never a crash.

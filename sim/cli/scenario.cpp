@@ -2,12 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "cli/drm_scenario.hpp"
 #include "state/defaults.hpp"
 #include "state/files.hpp"
 #include "state/pci.hpp"
@@ -137,6 +139,22 @@ std::uint64_t parse_count(const YAML::Node& node) {
     return parse_unsigned<std::uint64_t>(node, UINT64_MAX);
 }
 
+// nvmlDeviceArchitecture_t by name (as NVML's header spells the constants) or number.
+unsigned parse_architecture(const YAML::Node& node) {
+    static const std::map<std::string, unsigned, std::less<>> kNames{
+        {"kepler", 2}, {"maxwell", 3}, {"pascal", 4}, {"volta", 5},     {"turing", 6},
+        {"ampere", 7}, {"ada", 8},     {"hopper", 9}, {"blackwell", 10}};
+    const std::string text = scalar_text(node, "an architecture such as volta or hopper");
+    if (auto known = kNames.find(text); known != kNames.end()) return known->second;
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+        problem(node,
+                "expected an architecture (kepler, maxwell, pascal, volta, turing, ampere, "
+                "ada, hopper, blackwell) or its NVML number, got '" +
+                    text + "'");
+    }
+    return parse_unsigned(node, 0xFFFFFFFEU);
+}
+
 const FieldTable& failure_fields() {
     static const FieldTable table{
         {"memory_not_available",
@@ -162,6 +180,7 @@ const FieldTable& failure_fields() {
          [](const YAML::Node& v, GpuSpec& g) { g.memory_info_failure = parse_failure(v); }},
         {"processes",
          [](const YAML::Node& v, GpuSpec& g) { g.processes_failure = parse_failure(v); }},
+        {"reset", [](const YAML::Node& v, GpuSpec& g) { g.reset_failure = parse_failure(v); }},
     };
     return table;
 }
@@ -218,7 +237,11 @@ const FieldTable& gpu_fields() {
          [](const YAML::Node& v, GpuSpec& g) {
              parse_metric(v, g.ecc_errors_uncorrected, parse_count);
          }},
+        {"architecture", [](const YAML::Node& v,
+                            GpuSpec& g) { parse_metric(v, g.architecture, parse_architecture); }},
         {"failures", [](const YAML::Node&, GpuSpec&) {}},
+        {"nvlinks",
+         [](const YAML::Node&, GpuSpec&) {}},  // resolve_nvlinks, once all GPUs are known
     };
     return table;
 }
@@ -273,10 +296,61 @@ void check_unique(const YAML::Node& gpus_node, const std::vector<GpuSpec>& gpus)
     }
 }
 
+// `nvlinks:` of each listed GPU: one entry per active link, link 0 first, naming a GPU of
+// the scenario by index or by bus id, or another device (an NVSwitch) by bus id. A link
+// between two GPUs is a cable with two ends, so each must list the other.
+void resolve_nvlinks(const YAML::Node& gpus_node, std::vector<GpuSpec>& gpus) {
+    constexpr std::size_t kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
+    std::vector<std::vector<std::size_t>> gpu_peers(gpus.size());
+    for (std::size_t i = 0; i < gpus_node.size(); ++i) {
+        const YAML::Node links = gpus_node[i]["nvlinks"];
+        if (!links) continue;
+        if (!links.IsSequence()) problem(links, "expected a list of GPU indices or PCI bus ids");
+        if (links.size() > kMaxLinks) problem(links, "at most 18 NVLinks per GPU");
+        std::vector<std::string> remotes;
+        for (const YAML::Node& link : links) {
+            const std::string text = scalar_text(link, "a GPU index or a PCI bus id");
+            std::optional<std::size_t> peer;
+            if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+                peer = parse_unsigned(link, static_cast<unsigned>(kMaxGpus));
+                if (*peer >= gpus.size()) problem(link, "no GPU " + text + " in this scenario");
+            } else {
+                const auto address = parse_pci_address(text);
+                if (!address)
+                    problem(link, "expected a GPU index or a PCI bus id, got '" + text + "'");
+                const std::string bus_id = format_bus_id(*address);
+                for (std::size_t j = 0; j < gpus.size(); ++j) {
+                    if (gpus[j].pci_bus_id == bus_id) peer = j;
+                }
+                if (!peer) remotes.push_back(bus_id);  // a switch or another non-GPU device
+            }
+            if (peer) {
+                if (*peer == i) problem(link, "a GPU cannot be linked to itself");
+                gpu_peers[i].push_back(*peer);
+                remotes.push_back(gpus[*peer].pci_bus_id);
+            }
+        }
+        gpus[i].nvlink_remote_bus_ids = std::move(remotes);
+    }
+    for (std::size_t i = 0; i < gpu_peers.size(); ++i) {
+        for (std::size_t peer : gpu_peers[i]) {
+            const auto& back = gpu_peers[peer];
+            if (std::count(back.begin(), back.end(), i) !=
+                std::count(gpu_peers[i].begin(), gpu_peers[i].end(), peer)) {
+                problem(gpus_node[i]["nvlinks"], "GPU " + std::to_string(i) + " links to GPU " +
+                                                     std::to_string(peer) + ", but GPU " +
+                                                     std::to_string(peer) +
+                                                     " does not list as many links back");
+            }
+        }
+    }
+}
+
 SimConfig parse_root(const YAML::Node& root) {
     SimConfig config = default_scenario();
     if (root.IsNull()) return config;  // an empty file: the default host
-    static const std::set<std::string, std::less<>> kKeys{"driver", "gpu_count", "gpus"};
+    static const std::set<std::string, std::less<>> kKeys{"driver", "gpu_count", "gpus",
+                                                          "drm_gpus"};
     check_keys(root, "the scenario", kKeys);
 
     if (root["driver"]) parse_driver(root["driver"], config.driver);
@@ -302,6 +376,8 @@ SimConfig parse_root(const YAML::Node& root) {
         config.gpus.push_back(i < listed ? parse_gpu(gpus_node[i], i) : default_gpu(i));
     }
     check_unique(gpus_node ? gpus_node : root, config.gpus);
+    if (gpus_node) resolve_nvlinks(gpus_node, config.gpus);
+    if (root["drm_gpus"]) config.drm_gpus = parse_drm_gpus(root["drm_gpus"], config.gpus);
     return config;
 }
 

@@ -9,11 +9,15 @@
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "cli/drm_layout.hpp"
 #include "cli/ledger.hpp"
 #include "cli/stop_signals.hpp"
 #include "state/files.hpp"
+#include "state/proc_identity.hpp"
 
 namespace gpusim {
 
@@ -55,9 +59,63 @@ std::string ready_line(const AllocationRecord& record, const std::vector<pid_t>&
         record.pid, record.start_time_ticks, list, record.gpu, record.bytes);
 }
 
+// {"pid":P,"start_time_ticks":T,"workers":[...],"drm_gpu":N,"device_files":[...]}
+std::string drm_ready_line(std::uint64_t start_time_ticks, const std::vector<pid_t>& workers,
+                           unsigned drm_gpu, const std::vector<std::filesystem::path>& nodes) {
+    nlohmann::json line{{"pid", ::getpid()},
+                        {"start_time_ticks", start_time_ticks},
+                        {"workers", workers},
+                        {"drm_gpu", drm_gpu},
+                        {"device_files", nlohmann::json::array()}};
+    for (const auto& node : nodes) line["device_files"].push_back(node.string());
+    return line.dump();
+}
+
 void stop_after_delay(const WorkloadSpec& spec, const StopSignals& signals, bool reap) {
     signals.wait_for_stop(reap);
     linger(spec.term_delay_seconds);
+}
+
+// Opens the NVIDIA nodes and registers the allocation; the ready line's text without the
+// workers, which are forked afterwards.
+Result<std::function<std::string(const std::vector<pid_t>&)>> use_nvidia_gpu(
+    const WorkloadSpec& spec, const SimConfig& config) {
+    if (auto gpu = usable_gpu(config, spec.gpu); !gpu) return std::unexpected(gpu.error());
+    for (const auto& node :
+         {spec.root.control_node(), spec.root.uvm_node(), spec.root.device_node(spec.gpu)}) {
+        if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
+    }
+    // The descriptor whose open file description carries the allocation's lock. It is never
+    // closed: the kernel drops the lock when the last process sharing it exits.
+    auto holders = open_file(spec.root.holders_lock(), O_RDWR);
+    if (!holders) return std::unexpected(holders.error());
+    auto record = register_allocation(spec.root, config, holders->get(), spec.gpu, spec.bytes,
+                                      spec.util_percent);
+    if (!record) return std::unexpected(record.error());
+    holders->release();
+    return [record = *record](const std::vector<pid_t>& workers) {
+        return ready_line(record, workers);
+    };
+}
+
+// Opens a DRM GPU's render node, and /dev/kfd on amdgpu.
+Result<std::function<std::string(const std::vector<pid_t>&)>> use_drm_gpu(const WorkloadSpec& spec,
+                                                                          const SimConfig& config) {
+    const unsigned index = *spec.drm_gpu;
+    if (index >= config.drm_gpus.size()) {
+        return fail(kExitDevice, "no DRM GPU " + std::to_string(index) + " (this host has " +
+                                     std::to_string(config.drm_gpus.size()) + ")");
+    }
+    std::vector<std::filesystem::path> nodes = {drm_render_node(spec.root, index)};
+    if (config.drm_gpus[index].driver == "amdgpu") nodes.push_back(kfd_node(spec.root));
+    for (const auto& node : nodes) {
+        if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
+    }
+    auto stat = read_proc_stat(static_cast<int>(::getpid()));
+    if (!stat) return fail(kExitFailure, "cannot read this process's start time");
+    return [index, nodes, start = stat->start_time_ticks](const std::vector<pid_t>& workers) {
+        return drm_ready_line(start, workers, index, nodes);
+    };
 }
 
 }  // namespace
@@ -67,20 +125,8 @@ int run_workload(const WorkloadSpec& spec, ReadyChannel& channel) {
 
     auto config = load_config(spec.root);
     if (!config) return channel.error(config.error());
-    if (auto gpu = usable_gpu(*config, spec.gpu); !gpu) return channel.error(gpu.error());
-
-    for (const auto& node :
-         {spec.root.control_node(), spec.root.uvm_node(), spec.root.device_node(spec.gpu)}) {
-        if (auto opened = open_device(node); !opened) return channel.error(opened.error());
-    }
-    // The descriptor whose open file description carries the allocation's lock. It is never
-    // closed: the kernel drops the lock when the last process sharing it exits.
-    auto holders = open_file(spec.root.holders_lock(), O_RDWR);
-    if (!holders) return channel.error(holders.error());
-    auto record = register_allocation(spec.root, *config, holders->get(), spec.gpu, spec.bytes,
-                                      spec.util_percent);
-    if (!record) return channel.error(record.error());
-    holders->release();
+    auto ready_text = spec.drm_gpu ? use_drm_gpu(spec, *config) : use_nvidia_gpu(spec, *config);
+    if (!ready_text) return channel.error(ready_text.error());
 
     signals.install(spec.ignore_term);
     std::fflush(nullptr);
@@ -102,7 +148,7 @@ int run_workload(const WorkloadSpec& spec, ReadyChannel& channel) {
         workers.push_back(worker);
     }
 
-    channel.ready(ready_line(*record, workers));
+    channel.ready((*ready_text)(workers));
     stop_after_delay(spec, signals, /*reap=*/true);
     return kExitOk;
 }

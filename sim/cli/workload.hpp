@@ -1,9 +1,11 @@
 #pragma once
 // A real process that uses a simulated GPU the way a CUDA program does: it opens the control,
 // UVM and GPU device nodes, allocates memory, forks DataLoader-style workers that inherit the
-// descriptors, and then sleeps until a signal ends it.
+// descriptors, and then sleeps until a signal ends it. On a DRM GPU it opens the render node
+// (and /dev/kfd for AMD) the way a ROCm or Level Zero program does.
 
 #include <cstdint>
+#include <optional>
 
 #include "cli/ready_channel.hpp"
 #include "state/root.hpp"
@@ -13,6 +15,10 @@ namespace gpusim {
 struct WorkloadSpec {
     Root root;
     unsigned gpu = 0;
+    // A DRM GPU instead (its index in the scenario's drm_gpus): the workload holds its render
+    // node (and /dev/kfd on amdgpu, as a ROCm program does) but allocates nothing: a DRM
+    // driver accounts memory per open file in fdinfo, which only the kernel can write.
+    std::optional<unsigned> drm_gpu;
     std::uint64_t bytes = 0;
     unsigned util_percent = 0;
     unsigned workers = 0;

@@ -196,6 +196,17 @@ GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device
 GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode,
                                                      unsigned int* pendingMode);
 
+// Topology: architecture and NVLink (links 0..NVML_NVLINK_MAX_LINKS-1).
+#define NVML_NVLINK_MAX_LINKS 18
+typedef unsigned int nvmlDeviceArchitecture_t;
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device,
+                                                          nvmlDeviceArchitecture_t* arch);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                                         nvmlEnableState_t* isActive);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device,
+                                                                    unsigned int link,
+                                                                    nvmlPciInfo_t* pci);
+
 // Running processes: *infoCount is the capacity in, the number of entries out.
 GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
                                                                      unsigned int* infoCount,

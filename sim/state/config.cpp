@@ -49,6 +49,10 @@ json gpu_to_json(const GpuSpec& gpu) {
         {"processes_failure", failure_name(gpu.processes_failure)},
         {"memory_not_available", gpu.memory_not_available},
         {"lost", gpu.lost},
+        {"architecture", metric_to_json(gpu.architecture)},
+        {"nvlink_remote_bus_ids",
+         gpu.nvlink_remote_bus_ids ? json(*gpu.nvlink_remote_bus_ids) : json(nullptr)},
+        {"reset_failure", failure_name(gpu.reset_failure)},
     };
 }
 
@@ -73,6 +77,11 @@ GpuSpec gpu_from_json(const json& in) {
     gpu.processes_failure = failure_from_name(in.at("processes_failure").get<std::string>());
     gpu.memory_not_available = in.at("memory_not_available").get<bool>();
     gpu.lost = in.at("lost").get<bool>();
+    gpu.architecture = metric_from_json<unsigned>(in.at("architecture"));
+    if (const json& links = in.at("nvlink_remote_bus_ids"); !links.is_null()) {
+        gpu.nvlink_remote_bus_ids = links.get<std::vector<std::string>>();
+    }
+    gpu.reset_failure = failure_from_name(in.at("reset_failure").get<std::string>());
     return gpu;
 }
 
@@ -110,6 +119,7 @@ json config_to_json(const SimConfig& config) {
           {"cuda_version", config.driver.cuda_version},
           {"legacy", config.driver.legacy}}},
         {"gpus", std::move(gpus)},
+        {"drm_gpus", drm_gpus_to_json(config.drm_gpus)},
     };
 }
 
@@ -126,6 +136,7 @@ Result<SimConfig> config_from_json(const json& in) {
         config.driver.cuda_version = driver.at("cuda_version").get<int>();
         config.driver.legacy = driver.at("legacy").get<bool>();
         for (const json& gpu : in.at("gpus")) config.gpus.push_back(gpu_from_json(gpu));
+        if (in.contains("drm_gpus")) config.drm_gpus = drm_gpus_from_json(in.at("drm_gpus"));
         if (config.gpus.size() > kMaxGpus) return fail(kExitFailure, "too many GPUs in state");
         return config;
     } catch (const std::exception& error) {

@@ -3,11 +3,13 @@
 // Written once to DIR/gpusim/config.json; immutable afterwards.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "state/drm_config.hpp"
 #include "state/error.hpp"
 
 namespace gpusim {
@@ -53,11 +55,18 @@ struct GpuSpec {
     Failure processes_failure = Failure::none;    // the running-process queries
     bool memory_not_available = false;            // usedGpuMemory = NVML_VALUE_NOT_AVAILABLE
     bool lost = false;                            // fallen off the bus: NVML_ERROR_GPU_IS_LOST
+    // nvmlDeviceGetArchitecture (nvmlDeviceArchitecture_t); not supported unless given.
+    Metric<unsigned> architecture{0, Failure::not_supported};
+    // The PCI bus id (canonical) at the far end of each active NVLink, link 0 first: other
+    // GPUs or NVSwitches. Empty optional: the GPU has no NVLink (NOT_SUPPORTED).
+    std::optional<std::vector<std::string>> nvlink_remote_bus_ids;
+    Failure reset_failure = Failure::none;  // how `nvidia-smi -r` fails for this GPU
 };
 
 struct SimConfig {
     DriverSpec driver;
     std::vector<GpuSpec> gpus;
+    std::vector<DrmGpuSpec> drm_gpus;  // AMD, Intel, other DRM GPUs (state/drm_config.hpp)
 };
 
 nlohmann::json config_to_json(const SimConfig& config);

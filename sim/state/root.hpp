@@ -7,6 +7,7 @@
 //   DIR/gpusim/next_id                             allocation/leak id counter (under state.lock)
 //   DIR/gpusim/allocations/<gpu>/<id>.json         one record per allocation
 //   DIR/gpusim/leaks/<gpu>/<id>.json               one record per leak
+//   DIR/bin/nvidia-smi                             symlink to gpusim: its nvidia-smi -r path
 
 #include <filesystem>
 
@@ -22,6 +23,7 @@ struct Root {
     std::filesystem::path device_node(unsigned minor) const;
     std::filesystem::path control_node() const { return dev_dir() / "nvidiactl"; }
     std::filesystem::path uvm_node() const { return dev_dir() / "nvidia-uvm"; }
+    std::filesystem::path nvidia_smi_link() const { return dir / "bin" / "nvidia-smi"; }
     std::filesystem::path state_dir() const { return dir / "gpusim"; }
     std::filesystem::path config_file() const { return state_dir() / "config.json"; }
     std::filesystem::path state_lock() const { return state_dir() / "state.lock"; }

@@ -114,6 +114,21 @@ void add_plan_summary(Line& line, const json& record) {
     }
 }
 
+void add_reset_plan_summary(Line& line, const json& record) {
+    json gpus = json::array();
+    if (const json* planned = find(record, {"gpus"}); planned != nullptr && planned->is_array()) {
+        for (const json& gpu : *planned) {
+            if (const json* index = find(gpu, {"index"})) gpus.push_back(*index);
+        }
+    }
+    const json* holders = find(record, {"holders"});
+    const json holder_count = holders != nullptr && holders->is_array() ? holders->size() : 0;
+    line.add("gpus", &gpus);
+    line.add("decision", record, {"decision"});
+    line.add("holders", &holder_count);
+    line.add("dry_run", record, {"dry_run"});
+}
+
 void add_target(Line& line, const json& record) {
     line.add("pid", record, {"target", "pid"});
     line.add("name", record, {"target", "name"});
@@ -135,6 +150,11 @@ int syslog_priority(const json& record) {
     if (name == "verified") {
         return flag(record, "released") && !flag(record, "soft_locked") ? LOG_NOTICE : LOG_WARNING;
     }
+    if (name == "reset_planned") return LOG_INFO;
+    if (name == "reset_refused") return LOG_WARNING;
+    if (name == "reset_result") return flag(record, "verified") ? LOG_NOTICE : LOG_WARNING;
+    if (name == "rogue_finding") return LOG_WARNING;
+    if (name == "guard_warning") return LOG_WARNING;
     return LOG_NOTICE;
 }
 
@@ -165,6 +185,57 @@ std::string syslog_line(const json& record) {
         line.add("released", record, {"released"});
         line.add("soft_locked", record, {"soft_locked"});
         line.add("seconds_to_release", record, {"seconds_to_release"});
+    } else if (name == "reset_planned") {
+        add_reset_plan_summary(line, record);
+    } else if (name == "reset_refused") {
+        line.add("gpus", record, {"gpus"});
+        line.add("block", record, {"block"});
+        line.add("why", record, {"why"});
+        line.add("holders", record, {"holders"});
+    } else if (name == "reset_result") {
+        line.add("gpu", record, {"gpu"});
+        line.add("pci_bus_id", record, {"pci_bus_id"});
+        line.add("method", record, {"reset", "method"});
+        line.add("exit_status", record, {"reset", "exit_status"});
+        line.add("message", record, {"reset", "message"});
+        line.add("memory_freed_bytes", record, {"memory_freed_bytes"});
+        line.add("verified", record, {"verified"});
+    } else if (name == "rogue_finding") {
+        line.add("pid", record, {"process", "pid"});
+        line.add("name", record, {"process", "name"});
+        line.add("user", record, {"process", "user"});
+        line.add("score", record, {"score"});
+        line.add("risk", record, {"risk"});
+        json signals = json::array();
+        if (const json* evidence = find(record, {"evidence"}); evidence && evidence->is_array()) {
+            for (const json& item : *evidence) {
+                if (const json* signal = find(item, {"signal"})) signals.push_back(*signal);
+            }
+        }
+        line.add("signals", &signals);
+    } else if (name == "rogue_config_installed") {
+        line.add("path", record, {"path"});
+        line.add("from", record, {"from"});
+    } else if (name == "guard_warning" || name == "guard_action") {
+        line.add("mode", record, {"mode"});
+        line.add("pid", record, {"process", "pid"});
+        line.add("name", record, {"process", "name"});
+        line.add("user", record, {"process", "user"});
+        if (name == "guard_warning") {
+            line.add("rule", record, {"rule"});
+            line.add("rule_action", record, {"rule_action"});
+            line.add("acts_at", record, {"acts_at"});
+        } else {
+            json rules = json::array();
+            if (const json* list = find(record, {"rules"}); list && list->is_array()) {
+                for (const json& item : *list) {
+                    if (const json* rule = find(item, {"rule"})) rules.push_back(*rule);
+                }
+            }
+            line.add("action", record, {"action"});
+            line.add("rules", &rules);
+            line.add("outcome", record, {"outcome"});
+        }
     }
     line.add("by", record, {"user"});
     line.add("uid", record, {"uid"});

@@ -13,6 +13,8 @@ namespace gpukill::audit {
 // LOG_NOTICE:  signalled; every other result; a GPU whose memory came back; any event
 //              this version does not know.
 // LOG_INFO:    a plan that was not aborted (intent; nothing has happened yet).
+// Resets: reset_planned is LOG_INFO, reset_refused LOG_WARNING, reset_result LOG_NOTICE
+// when verified and LOG_WARNING otherwise.
 int syslog_priority(const nlohmann::ordered_json& record);
 
 // "EVENT key=value ...": the fields an administrator needs to find the full record

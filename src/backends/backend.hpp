@@ -17,6 +17,8 @@ class Backend {
   public:
     virtual ~Backend() = default;
     virtual const BackendStatus& status() const = 0;
+    // The vendor whose GPUs this backend serves; Vendor::other for one that spans vendors
+    // (DRM), whose readings each carry their own vendor.
     virtual Vendor vendor() const = 0;
     // Every GPU with its metrics and process lists. A failing call on one GPU marks
     // that value unknown (and adds a problem line); it never drops the GPU.

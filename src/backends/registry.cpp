@@ -1,5 +1,6 @@
 #include "backends/registry.hpp"
 
+#include "backends/drm/drm_backend.hpp"
 #include "backends/nvml/nvml_backend.hpp"
 
 namespace gpukill {
@@ -11,6 +12,9 @@ std::vector<std::unique_ptr<Backend>> open_backends(const BackendConfig& config,
     if (wanted(Vendor::nvidia)) {
         backends.push_back(std::make_unique<nvml::NvmlBackend>(config.nvml_library));
     }
+    // DRM spans vendors (AMD, Intel, an NVIDIA GPU on nouveau, any other driver), so it is
+    // opened for every filter; restrict_to_vendor keeps the GPUs of the vendor asked for.
+    backends.push_back(std::make_unique<drm::DrmBackend>(config.roots));
     return backends;
 }
 

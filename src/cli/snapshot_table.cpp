@@ -11,8 +11,20 @@
 namespace gpukill::cli {
 namespace {
 
-std::string or_na(bool known, const std::string& text) {
-    return known ? text : "N/A";
+// An unknown GPU metric: "N/A" as nvidia-smi prints what NVML does not support; "-" for
+// a DRM GPU, whose driver simply offers no such file (no hwmon, no busy percentage).
+std::string metric_cell(const GpuReading& r, bool known, const std::string& text) {
+    if (known) return text;
+    return r.backend == "nvml" ? "N/A" : "-";
+}
+
+bool has_drm_gpu(const Snapshot& snapshot) {
+    return std::any_of(snapshot.gpus.begin(), snapshot.gpus.end(),
+                       [](const Gpu& gpu) { return gpu.reading.backend != "nvml"; });
+}
+
+std::string percent_cell(const std::optional<unsigned>& percent) {
+    return percent ? fmt::format("{}%", *percent) : "-";
 }
 
 const ProcessGpuUse* use_on(const SnapshotProcess& process, unsigned gpu_index) {
@@ -47,6 +59,7 @@ std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
 }
 
 std::string memory_cell(const GpuReading& r) {
+    if (!r.memory_used_bytes && !r.memory_total_bytes) return "-";  // e.g. an Intel iGPU
     std::string used = format_bytes(r.memory_used_bytes);
     std::string total = format_bytes(r.memory_total_bytes);
     if (r.memory_used_bytes && r.memory_total_bytes && *r.memory_total_bytes > 0) {
@@ -109,9 +122,17 @@ std::string header_line(const Snapshot& snapshot) {
 }
 
 void append_process_table(std::string& out, const Snapshot& snapshot) {
-    TextTable table(
-        {"GPU", "PID", "USER", "NAME", "MEMORY", "STARTED", "CONTAINER", "SEEN BY", "COMMAND"},
-        {true, true, false, false, true, false, false, false, false});
+    // Per-process utilisation comes from DRM fdinfo only: the column is shown where a
+    // DRM GPU is present ("-" until a second sample, in --watch, can measure it).
+    const bool with_utilization = has_drm_gpu(snapshot);
+    std::vector<std::string> headers = {"GPU",     "PID",       "USER",    "NAME",   "MEMORY",
+                                        "STARTED", "CONTAINER", "SEEN BY", "COMMAND"};
+    std::vector<bool> right = {true, true, false, false, true, false, false, false, false};
+    if (with_utilization) {
+        headers.insert(headers.begin() + 5, "GPU%");
+        right.insert(right.begin() + 5, true);
+    }
+    TextTable table(headers, right);
     struct Row {
         std::optional<unsigned> gpu;
         std::uint64_t memory;
@@ -131,16 +152,19 @@ void append_process_table(std::string& out, const Snapshot& snapshot) {
         if (command.size() > 60) command = command.substr(0, 57) + "...";
         if (!process.info_complete) command = "(details unreadable: exited or not permitted)";
         std::string orphan = process.orphaned ? " (parent gone)" : "";
-        auto base = [&](std::string gpu, std::string memory, std::string seen) {
-            return std::vector<std::string>{std::move(gpu),
-                                            std::to_string(info.pid),
-                                            info.user.empty() ? "?" : info.user,
-                                            (info.comm.empty() ? "?" : info.comm) + orphan,
-                                            std::move(memory),
-                                            started ? format_local_time(*started) : "?",
-                                            container,
-                                            std::move(seen),
-                                            command};
+        auto base = [&](std::string gpu, std::string memory, std::string seen,
+                        std::optional<unsigned> utilization = std::nullopt) {
+            std::vector<std::string> cells{std::move(gpu),
+                                           std::to_string(info.pid),
+                                           info.user.empty() ? "?" : info.user,
+                                           (info.comm.empty() ? "?" : info.comm) + orphan,
+                                           std::move(memory),
+                                           started ? format_local_time(*started) : "?",
+                                           container,
+                                           std::move(seen),
+                                           command};
+            if (with_utilization) cells.insert(cells.begin() + 5, percent_cell(utilization));
+            return cells;
         };
         if (process.gpus.empty()) {
             rows.push_back({std::nullopt, 0, base("-", "-", "file (driver node)")});
@@ -151,7 +175,7 @@ void append_process_table(std::string& out, const Snapshot& snapshot) {
             rows.push_back({use.gpu_index, use.memory_bytes.value_or(0),
                             base(std::to_string(use.gpu_index),
                                  use.seen_by.driver ? format_bytes(use.memory_bytes) : "-",
-                                 seen_by_cell(use))});
+                                 seen_by_cell(use), use.utilization_percent)});
         }
     }
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
@@ -178,25 +202,38 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
             out += fmt::format("  {}: {}\n", backend.name, backend.detail);
         }
     } else {
-        TextTable table(
-            {"GPU", "NAME", "MEMORY USED / TOTAL", "UTIL", "TEMP", "POWER", "PROCS", "TOP PROCESS"},
-            {true, false, false, true, true, true, true, false});
+        // Mixed hosts name each GPU's vendor; an NVIDIA-only host looks like nvidia-smi.
+        const bool with_vendor = has_drm_gpu(snapshot);
+        std::vector<std::string> headers = {"GPU",   "NAME",  "MEMORY USED / TOTAL", "UTIL", "TEMP",
+                                            "POWER", "PROCS", "TOP PROCESS"};
+        std::vector<bool> right = {true, false, false, true, true, true, true, false};
+        if (with_vendor) {
+            headers.insert(headers.begin() + 1, "VENDOR");
+            right.insert(right.begin() + 1, false);
+        }
+        TextTable table(headers, right);
         std::vector<std::pair<std::size_t, std::vector<std::string>>> notes;
         for (const Gpu& gpu : snapshot.gpus) {
             const GpuReading& r = gpu.reading;
-            table.add_row({
+            std::vector<std::string> cells = {
                 std::to_string(gpu.index),
                 r.name.value_or("?"),
                 memory_cell(r),
-                or_na(r.utilization_percent.has_value(),
-                      fmt::format("{}%", r.utilization_percent.value_or(0))),
-                or_na(r.temperature_celsius.has_value(),
-                      fmt::format("{}°C", r.temperature_celsius.value_or(0))),
-                or_na(r.power_watts.has_value(),
-                      fmt::format("{:.0f} W", r.power_watts.value_or(0))),
+                metric_cell(r, r.utilization_percent.has_value(),
+                            fmt::format("{}%", r.utilization_percent.value_or(0))),
+                metric_cell(r, r.temperature_celsius.has_value(),
+                            fmt::format("{}°C", r.temperature_celsius.value_or(0))),
+                metric_cell(r, r.power_watts.has_value(),
+                            fmt::format("{:.0f} W", r.power_watts.value_or(0))),
                 std::to_string(gpu.process_count),
                 top_process(snapshot, gpu),
-            });
+            };
+            if (with_vendor) {
+                std::string vendor = to_string(r.vendor);
+                if (r.driver) vendor += " (" + *r.driver + ")";
+                cells.insert(cells.begin() + 1, std::move(vendor));
+            }
+            table.add_row(std::move(cells));
         }
         out += table.render();
         for (const Gpu& gpu : snapshot.gpus) {

@@ -8,8 +8,10 @@
 #include <chrono>
 #include <set>
 
+#include "discovery/drm_usage_attach.hpp"
 #include "discovery/merge.hpp"
 #include "host/boot_time.hpp"
+#include "host/drm_fdinfo_reader.hpp"
 #include "host/fd_sweep.hpp"
 #include "host/proc_reader.hpp"
 
@@ -49,7 +51,8 @@ Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends) {
     return merge_snapshot(std::move(inputs));
 }
 
-Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends) {
+Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
+                  DiscoveryState* state) {
     MergeInputs inputs;
     inputs.host = host_name();
     inputs.timestamp_unix_ms = now_unix_ms();
@@ -80,6 +83,18 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
             sweep.processes_denied));
     }
 
+    // The DRM drivers' own account of each client: memory and engine time per process.
+    const DrmFdinfoReading fdinfo = read_drm_fdinfo(roots, sweep.holders);
+    DiscoveryState one_shot;
+    DrmUsageTracker& tracker = state != nullptr ? state->drm_usage : one_shot.drm_usage;
+    attach_drm_usage(inputs.readings, tracker.update(fdinfo.samples));
+    if (!fdinfo.denied.empty()) {
+        inputs.warnings.push_back(fmt::format(
+            "the DRM usage of {} process{} (fdinfo) could not be read; they are listed with "
+            "unknown memory and utilisation (run as root)",
+            fdinfo.denied.size(), fdinfo.denied.size() == 1 ? "" : "es"));
+    }
+
     // Details only for processes tied to a GPU: reading all of /proc would cost
     // far more than the sweep itself on a busy host.
     std::set<pid_t> wanted;
@@ -97,6 +112,7 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
     for (SnapshotProcess& process : snapshot.processes) {
         process.orphaned = process.info_complete && looks_orphaned(process.info);
     }
+    snapshot.processes_fdinfo_denied = fdinfo.denied.size();
     snapshot.devfs = roots.devfs;
     if (auto boot = read_boot_time_unix(roots)) snapshot.boot_time_unix_s = *boot;
     snapshot.clock_ticks_per_second = clock_ticks_per_second();

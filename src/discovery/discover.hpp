@@ -6,12 +6,22 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "discovery/drm_client_usage.hpp"
 #include "host/roots.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill {
 
-Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends);
+// What discovery keeps between the snapshots of one session (`list --watch`): the
+// previous DRM client samples that per-process utilisation is measured against.
+struct DiscoveryState {
+    DrmUsageTracker drm_usage;
+};
+
+// Without a state (one-shot commands) DRM per-process utilisation is unknown: it needs
+// two samples. Memory is known either way.
+Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
+                  DiscoveryState* state = nullptr);
 
 // The GPUs and the drivers' process lists only: no /proc sweep, no process details.
 // For re-sampling memory quickly (verification); device-file holders are absent.

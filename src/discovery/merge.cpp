@@ -85,6 +85,7 @@ Snapshot merge_snapshot(MergeInputs inputs) {
             use.seen_by.driver = true;
             use.memory_bytes = listed.memory_bytes;
             use.driver_kind = listed.kind;
+            use.utilization_percent = listed.utilization_percent;
         }
     }
     for (const DeviceHolder& holder : inputs.holders) {
@@ -126,7 +127,7 @@ Snapshot merge_snapshot(MergeInputs inputs) {
     // "nvidia-smi shows no process" for (orphaned workers, leaks).
     for (Gpu& gpu : snapshot.gpus) {
         const GpuReading& r = gpu.reading;
-        if (!r.memory_used_bytes || !r.processes) continue;
+        if (!r.memory_used_bytes || !r.processes || !r.process_list_accounts_memory) continue;
         std::uint64_t attributed = 0;
         bool all_known = true;
         for (const DriverProcess& listed : *r.processes) {

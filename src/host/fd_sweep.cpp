@@ -88,9 +88,16 @@ std::string canonical_devfs(const std::string& devfs) {
     return root;
 }
 
-bool contains(const std::vector<DeviceNode>& nodes, std::string_view relative_path) {
-    return std::any_of(nodes.begin(), nodes.end(),
-                       [&](const DeviceNode& n) { return n.relative_path == relative_path; });
+// The index of the node with this path in `nodes`, or nodes.size() when absent.
+std::size_t index_of(const std::vector<DeviceNode>& nodes, std::string_view relative_path) {
+    return static_cast<std::size_t>(
+        std::find_if(nodes.begin(), nodes.end(),
+                     [&](const DeviceNode& n) { return n.relative_path == relative_path; }) -
+        nodes.begin());
+}
+
+bool is_drm_node(DeviceNodeKind kind) {
+    return kind == DeviceNodeKind::dri_card || kind == DeviceNodeKind::dri_render;
 }
 
 // Fills pci_bus_id of every DRM node held, one sysfs lookup per node name.
@@ -98,9 +105,7 @@ void resolve_drm_parents(const HostRoots& roots, std::vector<DeviceHolder>& hold
     std::unordered_map<std::string, std::optional<std::string>> cache;
     for (auto& holder : holders) {
         for (auto& node : holder.nodes) {
-            if (node.kind != DeviceNodeKind::dri_card && node.kind != DeviceNodeKind::dri_render) {
-                continue;
-            }
+            if (!is_drm_node(node.kind)) continue;
             const auto slash = node.relative_path.rfind('/');
             const std::string name = node.relative_path.substr(slash + 1);
             auto it = cache.find(name);
@@ -150,6 +155,7 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
     DentsReader fd_reader(fd_buffer.get());
     char link[PATH_MAX];
     std::vector<DeviceNode> nodes;
+    std::vector<DrmFd> drm_fds;
 
     const int list_errno = proc_reader.for_each(proc->get(), [&](const char* pid_name) {
         const auto pid = pid_from_name(pid_name);
@@ -166,6 +172,7 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
         const UniqueFd fd_dir_owner(fd_dir);
 
         nodes.clear();
+        drm_fds.clear();
         const int fd_errno = fd_reader.for_each(fd_dir, [&](const char* fd_name) {
             if (fd_name[0] == '.') return;
             const ssize_t n = ::readlinkat(fd_dir, fd_name, link, sizeof link);
@@ -175,7 +182,12 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
             if (!target.starts_with(prefix)) return;  // the common case: not under devfs
 
             auto node = classify_device_path(target, devfs);
-            if (node && !contains(nodes, node->relative_path)) nodes.push_back(std::move(*node));
+            if (!node) return;
+            const std::size_t index = index_of(nodes, node->relative_path);
+            if (index == nodes.size()) nodes.push_back(std::move(*node));
+            // DRM fds are remembered for their fdinfo (the driver's per-client usage).
+            if (!is_drm_node(nodes[index].kind)) return;
+            if (auto fd = text::parse_int<int>(fd_name)) drm_fds.push_back(DrmFd{*fd, index});
         });
         if (fd_errno != 0) {
             // Typically ENOENT: the process exited while its fds were listed, and so
@@ -192,8 +204,10 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
             return;
         }
 
-        result.holders.push_back(DeviceHolder{*pid, std::move(nodes), *start_time});
+        result.holders.push_back(
+            DeviceHolder{*pid, std::move(nodes), *start_time, std::move(drm_fds)});
         nodes = {};
+        drm_fds = {};
     });
     if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);
 

@@ -32,7 +32,8 @@ struct SweepResult {
 // kernel prints resolved paths; used as given if it does not exist). Each holder lists
 // each node once, in the order first seen; DRM nodes carry their PCI bus id from
 // roots.sysfs when it resolves. A device node unlinked while open ("... (deleted)") still
-// counts: the process holds the device.
+// counts: the process holds the device. Every fd on a DRM node is kept in drm_fds (for
+// drm_fdinfo_reader.hpp); other fds cost nothing more than before.
 SweepResult sweep_device_holders(const HostRoots& roots);
 
 }  // namespace gpukill

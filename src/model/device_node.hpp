@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,14 @@ struct DeviceNode {
     friend bool operator==(const DeviceNode&, const DeviceNode&) = default;
 };
 
+// A descriptor a holder has open on a DRM node (card or render): /proc/PID/fdinfo/FD
+// holds the driver's usage stats for that client.
+struct DrmFd {
+    int fd = -1;
+    std::size_t node_index = 0;  // into DeviceHolder::nodes
+    friend bool operator==(const DrmFd&, const DrmFd&) = default;
+};
+
 // One process and every GPU device node it has open (each node once, however many fds).
 struct DeviceHolder {
     pid_t pid = 0;
@@ -41,6 +50,8 @@ struct DeviceHolder {
     // Read through the same /proc/PID directory as the fds, so it is the holder's own:
     // details read later under the same PID must match it, or the PID was reused.
     std::optional<std::uint64_t> start_time_ticks;
+    // Every fd on a DRM node, dup'd ones included (fdinfo's client id tells them apart).
+    std::vector<DrmFd> drm_fds;
 };
 
 }  // namespace gpukill

@@ -38,6 +38,9 @@ struct ProcessGpuUse {
     std::optional<std::uint64_t> memory_bytes;  // from the driver; empty when unknown or unlisted
     std::optional<DriverProcessKind> driver_kind;
     SeenBy seen_by;
+    // Share of the GPU's engine time this process used since the previous sample
+    // (DRM fdinfo); empty on a first sample or where the driver does not say.
+    std::optional<unsigned> utilization_percent;
 };
 
 struct SnapshotProcess {
@@ -71,8 +74,11 @@ struct Snapshot {
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
     std::size_t processes_unreadable = 0;  // fd directories unreadable for other reasons
-    bool process_scan_failed = false;      // procfs itself could not be listed
-    std::vector<std::string> warnings;     // one line each
+    // DRM holders listed, but whose fdinfo (the driver's per-client usage) was not
+    // readable: their memory and utilisation are unknown.
+    std::size_t processes_fdinfo_denied = 0;
+    bool process_scan_failed = false;   // procfs itself could not be listed
+    std::vector<std::string> warnings;  // one line each
 };
 
 }  // namespace gpukill

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "model/json_optional.hpp"
+#include "model/nvidia_architecture.hpp"
 #include "model/start_time.hpp"
 
 namespace gpukill {
@@ -32,11 +33,16 @@ json gpu_json(const Gpu& gpu) {
         {"pci_bus_id", or_null(r.pci_bus_id)},
         {"nvidia_minor", or_null(r.nvidia_minor)},
         {"driver_version", or_null(r.driver_version)},
+        {"driver", or_null(r.driver)},
+        {"drm_card", or_null(r.drm_card)},
+        {"drm_render_node", or_null(r.drm_render_node)},
         {"memory_total_bytes", or_null(r.memory_total_bytes)},
         {"memory_used_bytes", or_null(r.memory_used_bytes)},
         {"unattributed_memory_bytes", or_null(gpu.unattributed_memory_bytes)},
         {"utilization_percent", or_null(r.utilization_percent)},
         {"memory_utilization_percent", or_null(r.memory_utilization_percent)},
+        {"gtt_total_bytes", or_null(r.gtt_total_bytes)},
+        {"gtt_used_bytes", or_null(r.gtt_used_bytes)},
         {"temperature_celsius", or_null(r.temperature_celsius)},
         {"power_watts", or_null(r.power_watts)},
         {"power_limit_watts", or_null(r.power_limit_watts)},
@@ -44,6 +50,9 @@ json gpu_json(const Gpu& gpu) {
         {"ecc_errors_uncorrected_volatile", or_null(r.ecc_errors_uncorrected_volatile)},
         {"persistence_mode", or_null(r.persistence_mode)},
         {"mig_mode", or_null(r.mig_mode)},
+        {"architecture", r.nvml_architecture ? or_null(nvml_architecture_name(*r.nvml_architecture))
+                                             : json(nullptr)},
+        {"nvlink_peer_bus_ids", or_null(r.nvlink_peer_bus_ids)},
         {"lost", r.lost},
         {"process_list_available", r.processes.has_value()},
         {"process_count", gpu.process_count},
@@ -71,6 +80,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
             {"memory_bytes", or_null(use.memory_bytes)},
             {"driver_kind", use.driver_kind ? json(to_string(*use.driver_kind)) : json(nullptr)},
             {"seen_by", seen_by},
+            {"utilization_percent", or_null(use.utilization_percent)},
         });
     }
     json device_files = json::array();
@@ -144,6 +154,7 @@ nlohmann::ordered_json to_json(const Snapshot& snapshot) {
          json{{"processes_scanned", snapshot.processes_scanned},
               {"processes_denied", snapshot.processes_denied},
               {"processes_unreadable", snapshot.processes_unreadable},
+              {"processes_fdinfo_denied", snapshot.processes_fdinfo_denied},
               {"process_scan_failed", snapshot.process_scan_failed},
               {"complete", snapshot.processes_denied == 0 && snapshot.processes_unreadable == 0 &&
                                !snapshot.process_scan_failed}}},

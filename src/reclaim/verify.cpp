@@ -50,8 +50,11 @@ GpuRelease evaluate_release(unsigned gpu, const KillPlan& plan,
     release.gpu = gpu;
     release.memory_used_before = lookup(plan.gpu_memory_used_before, gpu);
     const auto expected = lookup(plan.gpu_memory_expected_release, gpu);
+    bool used_is_processes_only = true;
     for (const Gpu& g : now.gpus) {
-        if (g.index == gpu) release.memory_used_after = g.reading.memory_used_bytes;
+        if (g.index != gpu) continue;
+        release.memory_used_after = g.reading.memory_used_bytes;
+        used_is_processes_only = g.reading.process_list_accounts_memory;
     }
     const auto& before = release.memory_used_before;
     const auto& after = release.memory_used_after;
@@ -71,8 +74,10 @@ GpuRelease evaluate_release(unsigned gpu, const KillPlan& plan,
     if (before && after && expected) {
         const std::uint64_t level = *before > *expected ? *before - *expected : 0;
         fell_to_expected = *after <= level + kReleaseToleranceBytes;
-    } else if (before && after) {
-        // Expected unknown: only "nothing came back at all" can be told.
+    } else if (before && after && used_is_processes_only) {
+        // Expected unknown: only "nothing came back at all" can be told, and only where
+        // used memory is all processes' (NVML). A DRM GPU's includes the kernel's and
+        // firmware's own, which no kill frees: there the bytes cannot be judged.
         if (*after + kReleaseToleranceBytes >= *before) fell_to_expected = false;
     }
     release.soft_locked = !anyone_holds && after && *after > kReleaseToleranceBytes &&

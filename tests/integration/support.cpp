@@ -270,6 +270,9 @@ SimulatedHost::SimulatedHost(const std::string& scenario_yaml) {
     if (env_.count("GPUKILL_NVML_LIBRARY") == 0) {
         throw std::runtime_error("gpusim env printed no GPUKILL_NVML_LIBRARY: " + env.out);
     }
+    // State (audit log, usage history) next to the simulated host, never the real
+    // /var/lib/gpukill; a test may still pass its own with --state-dir or extra_env.
+    env_.emplace("GPUKILL_STATE_DIR", base + "/state");
 }
 
 SimulatedHost::~SimulatedHost() {
@@ -278,7 +281,12 @@ SimulatedHost::~SimulatedHost() {
 }
 
 Workload SimulatedHost::run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {GPUSIM_BIN, "run", "--root", root_};
+    return run_program(GPUSIM_BIN, args);
+}
+
+Workload SimulatedHost::run_program(const std::string& program,
+                                    const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {program, "run", "--root", root_};
     argv.insert(argv.end(), args.begin(), args.end());
     int out_fd = -1;
     int err_fd = -1;
@@ -305,7 +313,7 @@ Workload SimulatedHost::run(const std::vector<std::string>& args) {
     std::vector<pid_t> workers = ready.value("workers", std::vector<pid_t>{});
     EXPECT_EQ(ready["pid"].get<pid_t>(), pid);
     return Workload(pid, ready["start_time_ticks"].get<std::uint64_t>(), workers,
-                    ready["memory_bytes"].get<std::uint64_t>());
+                    ready.value("memory_bytes", std::uint64_t{0}));  // none for --drm
 }
 
 void SimulatedHost::leak(unsigned gpu, const std::string& size) {

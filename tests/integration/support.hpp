@@ -91,6 +91,8 @@ class SimulatedHost {
 
     // gpusim run --root ROOT <args>, waiting for its ready line.
     Workload run(const std::vector<std::string>& args);
+    // The same through `program`, a copy of gpusim (renamed, relocated): `program run ...`.
+    Workload run_program(const std::string& program, const std::vector<std::string>& args);
     void leak(unsigned gpu, const std::string& size);
 
     CommandResult gpukill(const std::vector<std::string>& args,

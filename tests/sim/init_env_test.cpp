@@ -181,11 +181,15 @@ TEST(Env, PrintsQuotedAbsoluteExports) {
     const std::string library =
         fs::weakly_canonical(fs::path(GPUSIM_NVML_LIBRARY)).lexically_normal().string();
     const auto lines = gpusim_test::split_lines(result.out);
-    ASSERT_EQ(lines.size(), 3U) << result.out;
+    ASSERT_EQ(lines.size(), 5U) << result.out;
     EXPECT_EQ(lines[0], "export GPUKILL_NVML_LIBRARY='" + library + "'");
     EXPECT_EQ(lines[1],
               "export GPUKILL_DEVFS=" + quoted_root.substr(0, quoted_root.size() - 1) + "/dev'");
     EXPECT_EQ(lines[2], "export GPUSIM_ROOT=" + quoted_root);
+    EXPECT_EQ(lines[3],
+              "export GPUKILL_SYSFS=" + quoted_root.substr(0, quoted_root.size() - 1) + "/sys'");
+    EXPECT_EQ(lines[4], "export GPUKILL_NVIDIA_SMI=" +
+                            quoted_root.substr(0, quoted_root.size() - 1) + "/bin/nvidia-smi'");
 }
 
 TEST(Env, LegacyScenarioPointsAtTheLegacyLibrary) {

@@ -41,6 +41,11 @@ inline constexpr int NVML_MEMORY_ERROR_TYPE_CORRECTED = 0;
 inline constexpr int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
 inline constexpr int NVML_VOLATILE_ECC = 0;
 
+// NVLink: links are numbered 0..NVML_NVLINK_MAX_LINKS-1 (18 since Hopper; older parts
+// have fewer and answer INVALID_ARGUMENT beyond their last link).
+inline constexpr unsigned NVML_NVLINK_MAX_LINKS = 18;
+inline constexpr int NVML_FEATURE_ENABLED = 1;  // nvmlEnableState_t
+
 extern "C" {
 struct nvmlMemory_t {
     unsigned long long total;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/nvml/nvml_process_list.hpp"
+#include "backends/nvml/nvml_topology.hpp"
 #include "model/pci_bus_id.hpp"
 
 namespace gpukill::nvml {
@@ -239,6 +240,12 @@ GpuReading NvmlBackend::read_one(unsigned index) {
         if (f.device_get_mig_mode(device, &current, &pending) == NVML_SUCCESS) {
             gpu.mig_mode = current != 0;
         }
+    }
+    gpu.nvml_architecture = read_architecture(*library_, device);
+    if (auto peers = read_nvlink_peers(*library_, device)) {
+        gpu.nvlink_peer_bus_ids = std::move(*peers);
+    } else if (peers.error().errno_value != NVML_ERROR_FUNCTION_NOT_FOUND) {
+        note("nvlink", peers.error().errno_value);
     }
 
     std::vector<DriverProcess> processes;

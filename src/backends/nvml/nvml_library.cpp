@@ -95,6 +95,11 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::open(const std::string& path) 
     bind(handle, f.device_get_total_ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
     bind(handle, f.device_get_persistence_mode, {"nvmlDeviceGetPersistenceMode"});
     bind(handle, f.device_get_mig_mode, {"nvmlDeviceGetMigMode"});
+    bind(handle, f.device_get_architecture, {"nvmlDeviceGetArchitecture"});
+    bind(handle, f.device_get_nvlink_state, {"nvmlDeviceGetNvLinkState"});
+    // _v2 fills the whole nvmlPciInfo_t, busId included; the plain one only the legacy part.
+    bind(handle, f.device_get_nvlink_remote_pci_info,
+         {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"});
     f.compute_processes = bind_process_list(handle, "nvmlDeviceGetComputeRunningProcesses");
     f.graphics_processes = bind_process_list(handle, "nvmlDeviceGetGraphicsRunningProcesses");
     f.mps_processes = bind_process_list(handle, "nvmlDeviceGetMPSComputeRunningProcesses");

@@ -45,6 +45,10 @@ struct NvmlFunctions {
                                                 unsigned long long*) = nullptr;
     nvmlReturn_t (*device_get_persistence_mode)(nvmlDevice_t, int*) = nullptr;
     nvmlReturn_t (*device_get_mig_mode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_architecture)(nvmlDevice_t, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
+    nvmlReturn_t (*device_get_nvlink_remote_pci_info)(nvmlDevice_t, unsigned int,
+                                                      nvmlPciInfo_t*) = nullptr;
     ProcessListFn compute_processes;
     ProcessListFn graphics_processes;
     ProcessListFn mps_processes;

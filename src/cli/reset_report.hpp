@@ -1,0 +1,42 @@
+// How `gpukill reset` shows its preflight, plan and outcome: text for people, one JSON
+// document (docs/JSON.md, "gpukill reset --json") for scripts.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reclaim/execute.hpp"
+#include "reclaim/plan.hpp"
+#include "reclaim/reset_exec.hpp"
+#include "reclaim/reset_plan.hpp"
+#include "reclaim/reset_verify.hpp"
+
+namespace gpukill::cli {
+
+inline constexpr int kResetSchemaVersion = 1;
+
+struct ResetReport {
+    const reclaim::ResetPlan* plan = nullptr;
+    bool dry_run = false;
+    double timeout_seconds = 5;  // per signal while reclaiming holders
+    // The reclaim step (--force with holders): its plan, and its results once run.
+    const reclaim::KillPlan* reclaim_plan = nullptr;
+    const std::vector<reclaim::TargetResult>* reclaim_results = nullptr;
+    // Why nothing was reset after the plan said it would be (holders survived the reclaim,
+    // refused to be signalled, or new ones came), and who still holds the GPUs.
+    std::optional<std::string> stopped;
+    std::vector<pid_t> still_holding;
+    const std::vector<reclaim::ResetAttempt>* attempts = nullptr;  // null: nothing attempted
+    const std::vector<reclaim::ResetCheck>* checks = nullptr;      // GPUs verified afterwards
+    int exit_code = 0;
+};
+
+nlohmann::ordered_json reset_report_json(const ResetReport& report);
+std::string render_reset_report(const ResetReport& report);
+
+}  // namespace gpukill::cli
