@@ -9,46 +9,13 @@
 #include <cerrno>
 #include <utility>
 
+#include "audit/state_dir.hpp"
 #include "audit/syslog_line.hpp"
 
 namespace gpukill::audit {
 namespace {
 
-constexpr mode_t kStateDirMode = 0750;
-constexpr mode_t kLogFileMode = 0640;
-
-std::string without_trailing_slashes(std::string path) {
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
-    return path;
-}
-
-// mkdir -p with our mode for the directories created; existing ones keep theirs (an
-// administrator's choice). The umask can only narrow 0750 further.
-Result<void> make_directories(const std::string& dir) {
-    if (dir.empty()) {
-        return fail("the state directory is empty: set --state-dir or GPUKILL_STATE_DIR");
-    }
-    std::size_t end = 0;
-    while (end != std::string::npos) {
-        end = dir.find('/', end + 1);
-        const std::string prefix = dir.substr(0, end);
-        struct stat st {};
-        if (::stat(prefix.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
-        // EEXIST: made by a concurrent writer meanwhile, or not a directory (the final
-        // check below says which).
-        if (::mkdir(prefix.c_str(), kStateDirMode) != 0 && errno != EEXIST) {
-            return std::unexpected(os_error("cannot create state directory " + prefix, errno));
-        }
-    }
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0) {
-        return std::unexpected(os_error("cannot use state directory " + dir, errno));
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        return std::unexpected(os_error("cannot use state directory " + dir, ENOTDIR));
-    }
-    return {};
-}
+constexpr mode_t kLogFileMode = kStateFileMode;
 
 // O_RDWR rather than O_WRONLY: append() reads the last byte to repair a cut line.
 // O_NONBLOCK only so that a FIFO planted at the path fails instead of blocking; it has
@@ -120,7 +87,7 @@ AuditLog::AuditLog(std::string dir, std::string path, UniqueFd fd, AuditLogOptio
 
 Result<AuditLog> AuditLog::open(const std::string& state_dir, AuditLogOptions options) {
     const std::string dir = without_trailing_slashes(state_dir);
-    if (auto made = make_directories(dir); !made) return std::unexpected(made.error());
+    if (auto made = make_state_directory(dir); !made) return std::unexpected(made.error());
     std::string path = (dir == "/" ? "" : dir) + "/" + kAuditFileName;
     auto fd = open_log_file(dir, path);
     if (!fd) return std::unexpected(fd.error());
@@ -176,7 +143,7 @@ Result<void> AuditLog::reopen_if_replaced() {
         return {};  // cannot look (e.g. permissions changed), but ours is still linked
     }
     // Renamed, or deleted: records written to an unlinked file would be lost to everyone.
-    auto made = make_directories(dir_);
+    auto made = make_state_directory(dir_);
     if (!made) return std::unexpected(made.error());
     auto fd = open_log_file(dir_, path_);
     if (!fd) return std::unexpected(fd.error());

@@ -8,6 +8,7 @@
 
 #include "backends/registry.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/history_recorder.hpp"
 #include "cli/snapshot_table.hpp"
 #include "cli/watch.hpp"
 #include "discovery/discover.hpp"
@@ -21,11 +22,14 @@ void print_error(const std::string& message) {
     fmt::print(stderr, "gpukill: {}\n", message);
 }
 
-// One frame: a snapshot reduced to what the user asked for, rendered.
+// One frame: a snapshot reduced to what the user asked for, rendered. The whole
+// snapshot goes to the usage history first, when `history` is given.
 int render_frame(const GlobalOptions& global, const ListOptions& options,
                  const std::vector<std::unique_ptr<Backend>>& backends,
-                 std::optional<Vendor> vendor, std::string& text) {
-    Snapshot snapshot = discover(global.roots, backends);
+                 std::optional<Vendor> vendor, HistoryRecorder* history, DiscoveryState& discovery,
+                 std::string& text) {
+    Snapshot snapshot = discover(global.roots, backends, &discovery);
+    if (history) history->record(snapshot);
     if (vendor) snapshot = restrict_to_vendor(snapshot, *vendor);
     if (options.gpu) {
         auto index = resolve_gpu_selector(*options.gpu, snapshot.gpus);
@@ -56,21 +60,28 @@ int run_list(const GlobalOptions& global, const ListOptions& options) {
         print_error("--interval must be between 0.1 and 86400 seconds");
         return exit_code::invalid_arguments;
     }
-    auto backends = open_backends(backend_config(global), *vendor);
+    // Every backend, whatever --vendor says: GPU indexes are the host's (ordered by PCI
+    // address across vendors), so a filtered listing must see all GPUs to number them.
+    auto backends = open_backends(backend_config(global), std::nullopt);
     if (auto failure = requested_backend_failure(backends)) {
         print_error(*failure);
         return exit_code::failure;
     }
+    // The whole host is recorded, whatever --vendor and --gpu show (they restrict after).
+    HistoryRecorder recorder(global);
+    HistoryRecorder* history = &recorder;
+    // Kept across watch frames: DRM per-process utilisation is measured between two.
+    DiscoveryState discovery;
     if (!options.watch) {
         std::string text;
-        int code = render_frame(global, options, backends, *vendor, text);
+        int code = render_frame(global, options, backends, *vendor, history, discovery, text);
         if (code == exit_code::ok) std::fputs(text.c_str(), stdout);
         return code;
     }
     WatchOptions watch{.interval_seconds = options.interval_seconds,
                        .clear_screen = !options.json && isatty(STDOUT_FILENO) == 1};
     return watch_until_interrupted(watch, [&](std::string& text) {
-        return render_frame(global, options, backends, *vendor, text);
+        return render_frame(global, options, backends, *vendor, history, discovery, text);
     });
 }
 

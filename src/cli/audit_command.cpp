@@ -1,0 +1,179 @@
+// `gpukill audit`: per-process usage from the history (default), --audit-summary,
+// --actions (the action log); rogue flags go to run_rogue. Reading only: nothing here
+// writes the history or the log.
+#include "cli/audit_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+
+#include "audit/action_log_reader.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/state_dir.hpp"
+#include "audit/usage_store.hpp"
+#include "audit/usage_summary.hpp"
+#include "cli/audit_actions_view.hpp"
+#include "cli/audit_history_view.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/rogue_command.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+// A century of hours: more is a typo, and the window's start would underflow.
+constexpr double kMaxAuditHours = 24.0 * 36'500;
+
+int print_error(const std::string& message, int code) {
+    fmt::print(stderr, "gpukill: {}\n", message);
+    return code;
+}
+
+// Permission problems get their own exit code, as everywhere in gpukill.
+int error_code_for(const Error& error) {
+    return error.errno_value == EACCES || error.errno_value == EPERM ? exit_code::permission_denied
+                                                                     : exit_code::failure;
+}
+
+std::int64_t now_unix_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void print_json(const nlohmann::ordered_json& doc) {
+    std::fputs(
+        (doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(),
+        stdout);
+}
+
+void print_text(const std::string& text) {
+    std::fputs(text.c_str(), stdout);
+}
+
+// Renders the history views from samples (empty ones when there is no history yet).
+void render_history(const AuditOptions& options, const AuditScope& scope,
+                    const std::vector<audit::GpuSample>& gpus,
+                    const std::vector<audit::ProcessSample>& processes,
+                    const audit::SampleWeights& weights) {
+    if (options.summary) {
+        const audit::UsageSummary summary =
+            audit::summarize_usage(gpus, processes, weights, audit::local_hour_of_day);
+        if (options.json) {
+            print_json(usage_summary_json(scope, weights, summary));
+        } else {
+            print_text(usage_summary_table(scope, weights, summary));
+        }
+        return;
+    }
+    const auto usage = audit::summarize_processes(processes, weights);
+    if (options.json) {
+        print_json(process_usage_json(scope, weights, usage));
+    } else {
+        print_text(process_usage_table(scope, weights, usage));
+    }
+}
+
+int run_history(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
+                const std::optional<std::regex>& pattern) {
+    scope.kind = options.summary ? "summary" : "processes";
+    scope.source = audit::state_file_path(global.state_dir, audit::kUsageStoreFileName);
+    auto store = audit::UsageStore::open_read_only(global.state_dir);
+    if (!store) {
+        if (store.error().errno_value != ENOENT) {
+            return print_error(store.error().what, error_code_for(store.error()));
+        }
+        // Nothing recorded yet is an answer, not a failure: say where history will be.
+        scope.source_available = false;
+        if (options.json) {
+            render_history(options, scope, {}, {}, audit::sample_weights({}, scope.until_unix_ms));
+        } else {
+            print_text(store.error().what + "\n");
+        }
+        return exit_code::ok;
+    }
+    const audit::SampleQuery query{.since_unix_ms = scope.since_unix_ms,
+                                   .until_unix_ms = scope.until_unix_ms};
+    auto gpus = (*store)->gpu_samples(query);
+    if (!gpus) return print_error(gpus.error().what, error_code_for(gpus.error()));
+    auto processes = (*store)->process_samples(query);
+    if (!processes) return print_error(processes.error().what, error_code_for(processes.error()));
+    // Instants from every sample, before filtering: a user's processes are credited the
+    // host's sampling rhythm, not gaps left where other users' samples were removed.
+    const audit::SampleWeights weights =
+        audit::sample_weights(audit::sample_instants(*gpus, *processes), scope.until_unix_ms);
+    auto kept = audit::filter_samples(std::move(*processes), options.user, pattern);
+    if (!kept) return print_error(kept.error().what, exit_code::failure);
+    render_history(options, scope, *gpus, *kept, weights);
+    return exit_code::ok;
+}
+
+int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
+                const std::optional<std::regex>& pattern) {
+    scope.kind = "actions";
+    scope.source = audit::state_file_path(global.state_dir, audit::kAuditFileName);
+    const audit::ActionFilter filter{.since_unix_ms = scope.since_unix_ms,
+                                     .until_unix_ms = scope.until_unix_ms,
+                                     .user = options.user,
+                                     .process = pattern};
+    auto log = audit::read_action_log(scope.source, filter);
+    if (!log) {
+        if (log.error().errno_value != ENOENT) {
+            return print_error(log.error().what, error_code_for(log.error()));
+        }
+        scope.source_available = false;
+        if (options.json) {
+            print_json(actions_json(scope, {}));
+        } else {
+            print_text(
+                fmt::format("No actions recorded at {} yet; gpukill kill and reset "
+                            "record theirs there.\n",
+                            scope.source));
+        }
+        return exit_code::ok;
+    }
+    if (options.json) {
+        print_json(actions_json(scope, *log));
+    } else {
+        print_text(actions_table(scope, *log));
+    }
+    return exit_code::ok;
+}
+
+}  // namespace
+
+int run_audit(const GlobalOptions& global, const AuditOptions& options,
+              const std::vector<std::string>& argv) {
+    if (wants_rogue(options)) return run_rogue(global, options, argv);
+    if (!(std::isfinite(options.hours) && options.hours > 0 && options.hours <= kMaxAuditHours)) {
+        return print_error(
+            fmt::format("--audit-hours must be more than 0 and at most {:.0f}", kMaxAuditHours),
+            exit_code::invalid_arguments);
+    }
+    if (options.summary && options.actions) {
+        return print_error("--audit-summary and --actions are separate views; choose one",
+                           exit_code::invalid_arguments);
+    }
+    if (options.user && options.user->empty()) {
+        return print_error("--audit-user needs a user name or uid", exit_code::invalid_arguments);
+    }
+    std::optional<std::regex> pattern;
+    if (options.process) {
+        auto compiled = audit::compile_process_pattern(*options.process);
+        if (!compiled) return print_error(compiled.error().what, exit_code::invalid_arguments);
+        pattern = std::move(*compiled);
+    }
+    AuditScope scope;
+    scope.hours = options.hours;
+    scope.until_unix_ms = now_unix_ms();
+    scope.since_unix_ms =
+        scope.until_unix_ms - static_cast<std::int64_t>(std::llround(options.hours * 3'600'000.0));
+    scope.user = options.user;
+    scope.process = options.process;
+    if (options.actions) return run_actions(global, options, scope, pattern);
+    return run_history(global, options, scope, pattern);
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,265 @@
+#include "cli/audit_history_view.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/human_format.hpp"
+#include "cli/text_table.hpp"
+#include "model/json_optional.hpp"
+#include "model/snapshot_json.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// JSON numbers without binary noise (0.30000000000000004): GPU-hours to the
+// millisecond-ish, percentages to a tenth.
+double rounded(double value, double scale) {
+    return std::round(value * scale) / scale;
+}
+
+Json hours_json(double hours) {
+    return rounded(hours, 1e6);
+}
+
+Json percent_json(const std::optional<double>& percent) {
+    return percent ? Json(rounded(*percent, 10)) : Json(nullptr);
+}
+
+Json seconds_json(const std::optional<std::int64_t>& ms) {
+    return ms ? Json(static_cast<double>(*ms) / 1000.0) : Json(nullptr);
+}
+
+std::string hours_text(double hours) {
+    return fmt::format("{:.2f}", hours);
+}
+
+std::string percent_text(const std::optional<double>& percent) {
+    return percent ? fmt::format("{:.0f}%", *percent) : "?";
+}
+
+std::string seconds_text(std::int64_t ms) {
+    const double seconds = static_cast<double>(ms) / 1000.0;
+    if (seconds < 10) return fmt::format("{:.1f} s", seconds);
+    if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+    return fmt::format("{:.0f} min", seconds / 60);
+}
+
+std::string hours_window_text(double hours) {
+    if (hours == std::floor(hours)) return fmt::format("{:.0f} h", hours);
+    return fmt::format("{} h", hours);
+}
+
+std::string gpu_list(const std::vector<unsigned>& gpus) {
+    std::string out;
+    for (unsigned gpu : gpus) {
+        if (!out.empty()) out += ',';
+        out += std::to_string(gpu);
+    }
+    return out;
+}
+
+// "120 samples, about every 10 s; one sample counts for at most 20 s"
+std::string describe_sampling(const audit::SampleWeights& weights) {
+    std::string text =
+        fmt::format("{} sample{}", weights.instants, weights.instants == 1 ? "" : "s");
+    if (weights.typical_interval_ms) {
+        text +=
+            fmt::format(", about every {}; a sample counts for at most {}",
+                        seconds_text(*weights.typical_interval_ms), seconds_text(weights.cap_ms));
+    } else if (weights.instants == 1) {
+        text += " (GPU-hours need at least two)";
+    }
+    return text;
+}
+
+Json sampling_json(const audit::SampleWeights& weights) {
+    return Json{{"samples", weights.instants},
+                {"sample_interval_seconds", seconds_json(weights.typical_interval_ms)},
+                {"credit_cap_seconds", static_cast<double>(weights.cap_ms) / 1000.0}};
+}
+
+std::string heading(const AuditScope& scope, const audit::SampleWeights& weights,
+                    std::string_view what) {
+    return fmt::format("{} ({}): {}\nHistory: {}\n", what, describe_window(scope),
+                       describe_sampling(weights), scope.source);
+}
+
+Json group_json(const audit::GroupUsage& group, bool as_user) {
+    Json out;
+    out[as_user ? "user" : "name"] = group.key;
+    if (as_user) out["uid"] = or_null(group.uid);
+    if (!as_user) out["users"] = group.users;
+    out["gpu_hours"] = hours_json(group.gpu_hours);
+    out["peak_memory_bytes"] = or_null(group.peak_memory_bytes);
+    out["processes"] = group.processes;
+    return out;
+}
+
+}  // namespace
+
+std::string describe_window(const AuditScope& scope) {
+    return fmt::format("last {}, {} to {}", hours_window_text(scope.hours),
+                       format_local_time(scope.since_unix_ms),
+                       format_local_time(scope.until_unix_ms));
+}
+
+Json audit_header_json(const AuditScope& scope) {
+    return Json{
+        {"schema_version", 1},
+        {"kind", scope.kind},
+        {"source", scope.source},
+        {"source_available", scope.source_available},
+        {"window",
+         {{"hours", scope.hours},
+          {"since", format_utc_timestamp(scope.since_unix_ms)},
+          {"since_unix_ms", scope.since_unix_ms},
+          {"until", format_utc_timestamp(scope.until_unix_ms)},
+          {"until_unix_ms", scope.until_unix_ms}}},
+        {"filters", {{"user", or_null(scope.user)}, {"process", or_null(scope.process)}}},
+    };
+}
+
+Json process_usage_json(const AuditScope& scope, const audit::SampleWeights& weights,
+                        const std::vector<audit::ProcessUsage>& processes) {
+    Json doc = audit_header_json(scope);
+    doc.update(sampling_json(weights));
+    Json list = Json::array();
+    for (const audit::ProcessUsage& p : processes) {
+        list.push_back(Json{
+            {"pid", p.pid},
+            {"start_time_ticks", p.start_time_ticks},
+            {"start_time", p.start_time_unix_ms ? Json(format_utc_timestamp(*p.start_time_unix_ms))
+                                                : Json(nullptr)},
+            {"uid", or_null(p.uid)},
+            {"user", p.user},
+            {"name", p.name},
+            {"command", p.command},
+            {"container", or_null(p.container)},
+            {"gpus", p.gpus},
+            {"first_seen", format_utc_timestamp(p.first_seen_unix_ms)},
+            {"first_seen_unix_ms", p.first_seen_unix_ms},
+            {"last_seen", format_utc_timestamp(p.last_seen_unix_ms)},
+            {"last_seen_unix_ms", p.last_seen_unix_ms},
+            {"samples", p.samples},
+            {"peak_memory_bytes", or_null(p.peak_memory_bytes)},
+            {"average_memory_bytes", or_null(p.average_memory_bytes)},
+            {"average_gpu_utilization_percent", percent_json(p.average_gpu_utilization_percent)},
+            {"average_process_utilization_percent",
+             percent_json(p.average_process_utilization_percent)},
+            {"gpu_hours", hours_json(p.gpu_hours)},
+            {"orphaned", p.orphaned},
+        });
+    }
+    doc["processes"] = std::move(list);
+    return doc;
+}
+
+std::string process_usage_table(const AuditScope& scope, const audit::SampleWeights& weights,
+                                const std::vector<audit::ProcessUsage>& processes) {
+    std::string out = heading(scope, weights, "GPU processes");
+    if (processes.empty()) return out + "\nNo GPU process matched in this window.\n";
+    TextTable table({"PID", "USER", "NAME", "GPUS", "FIRST SEEN", "LAST SEEN", "SAMPLES",
+                     "PEAK MEM", "AVG MEM", "AVG UTIL", "GPU-HOURS"},
+                    {true, false, false, false, false, false, true, true, true, true, true});
+    for (const audit::ProcessUsage& p : processes) {
+        table.add_row({std::to_string(p.pid), p.user, p.name + (p.orphaned ? " (orphaned)" : ""),
+                       gpu_list(p.gpus), format_local_time(p.first_seen_unix_ms),
+                       format_local_time(p.last_seen_unix_ms), std::to_string(p.samples),
+                       format_bytes(p.peak_memory_bytes), format_bytes(p.average_memory_bytes),
+                       percent_text(p.average_gpu_utilization_percent), hours_text(p.gpu_hours)});
+    }
+    return out + "\n" + table.render();
+}
+
+Json usage_summary_json(const AuditScope& scope, const audit::SampleWeights& weights,
+                        const audit::UsageSummary& summary) {
+    Json doc = audit_header_json(scope);
+    doc.update(sampling_json(weights));
+    doc["total_gpu_hours"] = hours_json(summary.total_gpu_hours);
+    Json users = Json::array();
+    for (const auto& group : summary.users) users.push_back(group_json(group, true));
+    doc["users"] = std::move(users);
+    Json names = Json::array();
+    for (const auto& group : summary.processes) names.push_back(group_json(group, false));
+    doc["processes"] = std::move(names);
+    Json gpus = Json::array();
+    for (const audit::GpuUsage& g : summary.gpus) {
+        gpus.push_back(Json{
+            {"index", g.index},
+            {"uuid", or_null(g.uuid)},
+            {"name", or_null(g.name)},
+            {"samples", g.samples},
+            {"average_utilization_percent", percent_json(g.average_utilization_percent)},
+            {"peak_utilization_percent", or_null(g.peak_utilization_percent)},
+            {"average_memory_used_bytes", or_null(g.average_memory_used_bytes)},
+            {"peak_memory_used_bytes", or_null(g.peak_memory_used_bytes)},
+            {"memory_total_bytes", or_null(g.memory_total_bytes)},
+            {"gpu_hours_in_use", hours_json(g.gpu_hours_in_use)},
+        });
+    }
+    doc["gpus"] = std::move(gpus);
+    Json hours = Json::array();
+    for (const audit::HourUsage& h : summary.by_hour) {
+        hours.push_back(
+            Json{{"hour", h.hour},
+                 {"gpu_hours", hours_json(h.gpu_hours)},
+                 {"average_utilization_percent", percent_json(h.average_utilization_percent)},
+                 {"samples", h.samples}});
+    }
+    doc["by_hour"] = std::move(hours);
+    return doc;
+}
+
+std::string usage_summary_table(const AuditScope& scope, const audit::SampleWeights& weights,
+                                const audit::UsageSummary& summary) {
+    std::string out = heading(scope, weights, "Usage summary");
+    if (summary.gpus.empty() && summary.users.empty()) {
+        return out + "\nNothing was recorded in this window.\n";
+    }
+    out += fmt::format("Total: {} GPU-hours\n", hours_text(summary.total_gpu_hours));
+
+    TextTable users({"USER", "GPU-HOURS", "PEAK MEMORY", "PROCESSES"}, {false, true, true, true});
+    for (const auto& g : summary.users) {
+        users.add_row({g.key, hours_text(g.gpu_hours), format_bytes(g.peak_memory_bytes),
+                       std::to_string(g.processes)});
+    }
+    TextTable names({"NAME", "GPU-HOURS", "PEAK MEMORY", "PROCESSES", "USERS"},
+                    {false, true, true, true, false});
+    for (const auto& g : summary.processes) {
+        std::string who;
+        for (const std::string& user : g.users) who += (who.empty() ? "" : ",") + user;
+        names.add_row({g.key, hours_text(g.gpu_hours), format_bytes(g.peak_memory_bytes),
+                       std::to_string(g.processes), who});
+    }
+    TextTable gpus(
+        {"GPU", "NAME", "AVG UTIL", "PEAK UTIL", "AVG MEMORY", "PEAK MEMORY", "HOURS IN USE"},
+        {true, false, true, true, true, true, true});
+    for (const audit::GpuUsage& g : summary.gpus) {
+        gpus.add_row(
+            {std::to_string(g.index), g.name.value_or("?"),
+             percent_text(g.average_utilization_percent),
+             g.peak_utilization_percent ? fmt::format("{}%", *g.peak_utilization_percent) : "?",
+             format_bytes(g.average_memory_used_bytes), format_bytes(g.peak_memory_used_bytes),
+             hours_text(g.gpu_hours_in_use)});
+    }
+    TextTable hours({"HOUR", "GPU-HOURS", "AVG UTIL", "SAMPLES"}, {false, true, true, true});
+    for (const audit::HourUsage& h : summary.by_hour) {
+        if (h.samples == 0 && h.gpu_hours == 0) continue;
+        hours.add_row({fmt::format("{:02}:00", h.hour), hours_text(h.gpu_hours),
+                       percent_text(h.average_utilization_percent), std::to_string(h.samples)});
+    }
+    auto section = [&](const char* title, const TextTable& table) {
+        out += fmt::format("\n{}\n", title);
+        out += table.empty() ? "  (none)\n" : table.render(2);
+    };
+    section("By user", users);
+    section("By process name", names);
+    section("GPUs, busiest first", gpus);
+    section("By hour of day (local time)", hours);
+    return out;
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,17 @@
+// The `gpukill audit --rogue` table: one row per finding (PID, user, name, score, risk,
+// heaviest evidence), every piece of evidence with its weight under it, then notes on
+// what could not be judged; allowed processes after, with the entry that allowed them.
+// Pure: report in, text out.
+#pragma once
+
+#include <string>
+
+#include "audit/rogue/assessment.hpp"
+#include "audit/rogue/rogue_json.hpp"
+
+namespace gpukill::cli {
+
+std::string render_rogue_table(const audit::rogue::RogueReport& report,
+                               const audit::rogue::ReportContext& context);
+
+}  // namespace gpukill::cli
