@@ -5,11 +5,18 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "cli/audit_command.hpp"
 #include "cli/doctor.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/global_options.hpp"
+#include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/reset_command.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -83,6 +90,122 @@ void add_kill_flags(CLI::App& app, KillOptions& kill) {
     app.add_flag("--dry-run,--safe", kill.dry_run, "print the plan, signal nothing")->group(group);
 }
 
+void add_reset_flags(CLI::App& app, ResetOptions& reset) {
+    const char* group = "Resetting (gpukill reset, or gpukill --reset)";
+    app.add_flag("--all", reset.all, "reset every GPU")->group(group);
+    app.add_option("--nvidia-smi", reset.nvidia_smi,
+                   "nvidia-smi to reset NVIDIA GPUs with (GPUKILL_NVIDIA_SMI, default PATH)")
+        ->group(group);
+}
+
+void add_audit_flags(CLI::App& app, AuditOptions& audit) {
+    const char* group = "Auditing (gpukill audit, or gpukill --audit)";
+    app.add_option("--audit-hours", audit.hours, "hours of history to look at (default 24)")
+        ->group(group);
+    app.add_option("--audit-user", audit.user, "only this user (exact name or uid)")->group(group);
+    app.add_option("--audit-process", audit.process,
+                   "only processes whose name or command matches this regular expression")
+        ->group(group);
+    app.add_flag("--audit-summary", audit.summary,
+                 "GPU-hours and peak memory per user and process, busiest GPUs, by hour")
+        ->group(group);
+    app.add_flag("--actions", audit.actions, "the actions gpukill took (kills, resets)")
+        ->group(group);
+    app.add_flag("--rogue", audit.rogue, "look for miners and other rogue processes")->group(group);
+    app.add_flag("--rogue-config", audit.rogue_config_print,
+                 "print the rogue-detection configuration in effect")
+        ->group(group);
+    app.add_flag("--rogue-export-config", audit.rogue_config_export,
+                 "write the rogue-detection configuration in effect to stdout (YAML)")
+        ->group(group);
+    app.add_option("--rogue-import-config", audit.rogue_config_import,
+                   "check this file and make it the rogue-detection configuration")
+        ->group(group);
+    app.add_option("--rogue-config-file", audit.rogue_config_file,
+                   "use this rogue-detection configuration instead of CONFIG_DIR/rogue.yaml")
+        ->group(group);
+}
+
+enum class Command { list, kill, doctor, reset, audit, guard };
+
+const char* command_name(Command command) {
+    switch (command) {
+        case Command::list:
+            return "list";
+        case Command::kill:
+            return "kill";
+        case Command::doctor:
+            return "doctor";
+        case Command::reset:
+            return "reset";
+        case Command::audit:
+            return "audit";
+        case Command::guard:
+            return "guard";
+    }
+    return "?";
+}
+
+// Options that belong to some commands only; given to another they would be silently
+// ignored, so they are refused instead. Options not listed apply everywhere.
+struct OptionScope {
+    const char* name;
+    std::vector<Command> commands;
+};
+
+const std::vector<OptionScope>& option_scopes() {
+    using enum Command;
+    static const std::vector<OptionScope> scopes = {
+        {"--details", {list}},
+        {"--watch", {list}},
+        {"--interval", {list}},
+        {"--vendor", {list}},
+        {"--gpu", {list, kill, reset}},
+        {"--json", {list, kill, reset, audit, guard}},
+        {"--output", {list, kill, reset, audit, guard}},
+        {"--pid", {kill}},
+        {"--filter", {kill}},
+        {"--user", {kill}},
+        {"--container", {kill}},
+        {"--min-memory", {kill}},
+        {"--orphaned", {kill}},
+        {"--unlisted", {kill}},
+        {"--tree", {kill}},
+        {"--group", {kill}},
+        {"--batch", {kill}},
+        {"--signal", {kill}},
+        {"--force", {kill, reset}},
+        {"--timeout-secs", {kill, reset}},
+        {"--verify-timeout", {kill, reset}},
+        {"--dry-run", {kill, reset}},
+        {"--all", {reset}},
+        {"--nvidia-smi", {reset}},
+        {"--audit-hours", {audit}},
+        {"--audit-user", {audit}},
+        {"--audit-process", {audit}},
+        {"--audit-summary", {audit}},
+        {"--actions", {audit}},
+        {"--rogue", {audit}},
+        {"--rogue-config", {audit}},
+        {"--rogue-export-config", {audit}},
+        {"--rogue-import-config", {audit}},
+        {"--rogue-config-file", {audit}},
+    };
+    return scopes;
+}
+
+// The first option given that does not apply to `command`, if any.
+std::optional<std::string> misplaced_option(CLI::App& app, Command command) {
+    for (const OptionScope& scope : option_scopes()) {
+        if (app.get_option(scope.name)->count() == 0) continue;
+        if (std::find(scope.commands.begin(), scope.commands.end(), command) ==
+            scope.commands.end()) {
+            return fmt::format("{} does not apply to {}", scope.name, command_name(command));
+        }
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> arguments(int argc, char** argv) {
     return std::vector<std::string>(argv, argv + argc);
 }
@@ -107,6 +230,21 @@ int run_cli(int argc, char** argv) {
     app.add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
         ->group("Killing (gpukill kill, or gpukill --kill)");
     add_kill_flags(app, kill);
+    ResetOptions reset;
+    std::string compat_reset_target;
+    CLI::Option* compat_reset =
+        app.add_option("--reset,-r", compat_reset_target,
+                       "reset a GPU (same as `gpukill reset`); `--reset G` names the GPU")
+            ->expected(0, 1)
+            ->group("Resetting (gpukill reset, or gpukill --reset)");
+    add_reset_flags(app, reset);
+    AuditOptions audit;
+    bool compat_audit = false;
+    app.add_flag("--audit", compat_audit, "usage history and actions (same as `gpukill audit`)")
+        ->group("Auditing (gpukill audit, or gpukill --audit)");
+    add_audit_flags(app, audit);
+    GuardCli guard_cli;
+    add_guard_cli(app, guard_cli);
     std::vector<std::string> positional_pids;
     app.add_option("pids", positional_pids, "PIDs to stop (short form of gpukill kill --pid)");
 
@@ -123,6 +261,12 @@ int run_cli(int argc, char** argv) {
     std::vector<std::string> kill_pids;
     kill_command->add_option("pids", kill_pids, "PIDs to stop");
     doctor_command->add_flag("--json", doctor_json, "one JSON document");
+    CLI::App* reset_command = app.add_subcommand(
+        "reset", "reset a GPU when nothing else gives its memory back (root only)");
+    reset_command->fallthrough();
+    CLI::App* audit_command =
+        app.add_subcommand("audit", "usage history, actions taken and rogue-process detection");
+    audit_command->fallthrough();
 
     try {
         app.parse(argc, argv);
@@ -141,37 +285,77 @@ int run_cli(int argc, char** argv) {
         resolve_global_options(global_flags, process_environment(), geteuid() == 0);
     if (output == "json") list.json = true;
 
-    bool wants_kill = kill_command->parsed() || compat_kill || !positional_pids.empty();
-    // Kill options given to list or doctor would be silently ignored: say so instead.
-    if (!wants_kill) {
+    std::vector<Command> chosen;
+    if (list_command->parsed() || compat_list) chosen.push_back(Command::list);
+    if (kill_command->parsed() || compat_kill || !positional_pids.empty()) {
+        chosen.push_back(Command::kill);
+    }
+    if (doctor_command->parsed()) chosen.push_back(Command::doctor);
+    if (reset_command->parsed() || compat_reset->count() > 0) chosen.push_back(Command::reset);
+    if (audit_command->parsed() || compat_audit) chosen.push_back(Command::audit);
+    if (guard_requested(guard_cli)) chosen.push_back(Command::guard);
+    if (chosen.size() > 1) {
+        fmt::print(stderr, "gpukill: choose one of {} and {}\n", command_name(chosen[0]),
+                   command_name(chosen[1]));
+        return exit_code::invalid_arguments;
+    }
+    // Audit flags alone (`gpukill --audit-summary`) mean audit, as in gpu-kill.
+    if (chosen.empty()) {
         for (const char* name :
-             {"--pid", "--filter", "--user", "--container", "--min-memory", "--orphaned",
-              "--unlisted", "--tree", "--group", "--batch", "--force", "--signal", "--timeout-secs",
-              "--verify-timeout", "--dry-run"}) {
+             {"--audit-hours", "--audit-user", "--audit-process", "--audit-summary", "--actions",
+              "--rogue", "--rogue-config", "--rogue-export-config", "--rogue-import-config",
+              "--rogue-config-file"}) {
             if (app.get_option(name)->count() > 0) {
-                fmt::print(stderr, "gpukill: {} only applies to kill\n", name);
-                return exit_code::invalid_arguments;
+                chosen.push_back(Command::audit);
+                break;
             }
         }
     }
-    if (wants_kill && doctor_command->parsed()) {
-        fmt::print(stderr, "gpukill: choose one of doctor and kill\n");
+    if (chosen.empty()) {
+        fmt::print(stderr, "gpukill: no command given (try `gpukill list` or gpukill --help)\n");
         return exit_code::invalid_arguments;
     }
-    if (doctor_command->parsed() && !wants_kill) return run_doctor(global, doctor_json);
-    if (wants_kill && (list_command->parsed() || compat_list)) {
-        fmt::print(stderr, "gpukill: choose one of list and kill\n");
+    Command command = chosen.front();
+    if (auto misplaced = misplaced_option(app, command)) {
+        fmt::print(stderr, "gpukill: {}\n", *misplaced);
         return exit_code::invalid_arguments;
     }
-    if (wants_kill) {
-        kill.pids.insert(kill.pids.end(), positional_pids.begin(), positional_pids.end());
-        kill.pids.insert(kill.pids.end(), kill_pids.begin(), kill_pids.end());
-        kill.gpu = list.gpu;
-        kill.json = list.json;
-        return run_kill(global, kill, arguments(argc, argv));
+
+    switch (command) {
+        case Command::doctor:
+            return run_doctor(global, doctor_json);
+        case Command::kill:
+            kill.pids.insert(kill.pids.end(), positional_pids.begin(), positional_pids.end());
+            kill.pids.insert(kill.pids.end(), kill_pids.begin(), kill_pids.end());
+            kill.gpu = list.gpu;
+            kill.json = list.json;
+            return run_kill(global, kill, arguments(argc, argv));
+        case Command::reset:
+            if (!compat_reset_target.empty()) {
+                if (list.gpu && *list.gpu != compat_reset_target) {
+                    fmt::print(stderr, "gpukill: --reset {} and --gpu {} name different GPUs\n",
+                               compat_reset_target, *list.gpu);
+                    return exit_code::invalid_arguments;
+                }
+                reset.gpu = compat_reset_target;
+            } else {
+                reset.gpu = list.gpu;
+            }
+            reset.force = kill.force;
+            reset.dry_run = kill.dry_run;
+            reset.json = list.json;
+            reset.timeout_seconds = kill.timeout_seconds;
+            reset.verify_timeout_seconds = kill.verify_timeout_seconds;
+            return run_reset(global, reset, arguments(argc, argv));
+        case Command::audit:
+            audit.json = list.json;
+            return run_audit(global, audit, arguments(argc, argv));
+        case Command::guard:
+            guard_cli.options.json = list.json;
+            return run_guard(global, guard_cli, arguments(argc, argv));
+        case Command::list:
+            return run_list(global, list);
     }
-    if (list_command->parsed() || compat_list) return run_list(global, list);
-    fmt::print(stderr, "gpukill: no command given (try `gpukill list` or gpukill --help)\n");
     return exit_code::invalid_arguments;
 }
 

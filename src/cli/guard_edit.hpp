@@ -1,0 +1,57 @@
+// The compatible policy-editing flags: --guard-enable, --guard-disable, --guard-dry-run,
+// --guard-enforce, --guard-config, --guard-export-config, --guard-import-config FILE,
+// --guard-add-user/--guard-remove-user U, --guard-add-group/--guard-remove-group G,
+// --guard-add-gpu/--guard-remove-gpu N with --guard-memory-limit, --guard-max-processes,
+// --guard-group-members, --guard-allowed-users, --guard-allowed-executables,
+// --guard-exclusive, --guard-reserved-memory, --guard-action, --guard-grace-period.
+// The policy file (--policy, else CONFIG_DIR/guard.yaml) is edited in place: only the
+// lines that change are rewritten (comments stay), the result must load cleanly, and it
+// replaces the file atomically (write, fsync, rename). Every change is audited
+// (guard_policy_changed).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/global_options.hpp"
+
+namespace gpukill::cli {
+
+struct GuardEditOptions {
+    bool enable = false;
+    bool disable = false;
+    bool dry_run = false;
+    bool enforce = false;
+    bool print_config = false;
+    bool export_config = false;
+    std::optional<std::string> import_config;
+    std::optional<std::string> add_user, remove_user;
+    std::optional<std::string> add_group, remove_group;
+    std::optional<unsigned> add_gpu, remove_gpu;
+    // Settings of what is added (or changed).
+    std::optional<std::string> memory_limit;  // a bare number is GiB, as gpu-kill's GB
+    std::optional<unsigned> max_processes;
+    std::vector<std::string> group_members;
+    std::vector<std::string> allowed_users;
+    std::vector<std::string> allowed_executables;
+    bool exclusive = false;
+    std::optional<std::string> reserved_memory;
+    std::optional<std::string> action;
+    std::optional<std::string> grace_period;
+};
+
+// Registers the flags on `app`; each is also added to `given` (guard_requested).
+void add_guard_edit_flags(CLI::App& app, GuardEditOptions& options,
+                          std::vector<CLI::Option*>& given);
+
+// Whether any editing flag was given (then run_guard_edit handles the request).
+bool wants_guard_edit(const std::vector<CLI::Option*>& edit_options);
+
+int run_guard_edit(const GlobalOptions& global, const GuardEditOptions& options,
+                   const std::optional<std::string>& policy_flag,
+                   const std::vector<std::string>& argv);
+
+}  // namespace gpukill::cli

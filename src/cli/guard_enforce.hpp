@@ -1,0 +1,48 @@
+// Carrying out guard run's due actions through the reclaim engine, as `gpukill kill`
+// does: a plan per action kind (terminate: SIGTERM then SIGKILL after the policy's
+// terminate_timeout; kill: SIGKILL), each target bound to its identity (pidfd + start
+// time), every safety rule and the protected list applied again, children holding the
+// same GPU taken along, the memory release verified, every step audited.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/envelope.hpp"
+#include "backends/backend.hpp"
+#include "cli/global_options.hpp"
+#include "guard/decision.hpp"
+#include "model/snapshot.hpp"
+#include "reclaim/select.hpp"
+
+namespace gpukill::cli {
+
+struct EnforcedAction {
+    guard::DueAction action;
+    std::string outcome;  // the reclaim outcome ("terminated", "killed", ...), or "refused"
+    std::optional<std::string> note;
+};
+
+struct EnforceInputs {
+    const GlobalOptions& global;
+    const std::vector<std::unique_ptr<Backend>>& backends;
+    const reclaim::ProtectedList& protected_list;
+    std::chrono::seconds terminate_timeout{10};
+    // Receives the reclaim engine's audit records of each step (plan, signals, results,
+    // verification), in order.
+    std::function<void(const std::vector<nlohmann::ordered_json>&)> audit;
+};
+
+// `snapshot` is the one the decisions were made on.
+std::vector<EnforcedAction> enforce_due_actions(const EnforceInputs& inputs,
+                                                const Snapshot& snapshot,
+                                                const std::vector<guard::DueAction>& due,
+                                                const audit::Invocation& who);
+
+}  // namespace gpukill::cli

@@ -1,0 +1,134 @@
+#include "cli/guard_report.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/human_format.hpp"
+#include "model/json_optional.hpp"
+#include "model/snapshot_json.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+using guard::Action;
+using guard::Decision;
+using guard::Verdict;
+
+std::string action_words(Action action, std::chrono::seconds terminate_timeout) {
+    if (action == Action::kill) return "kill (SIGKILL)";
+    return fmt::format("terminate (SIGTERM, SIGKILL after {}s)", terminate_timeout.count());
+}
+
+std::string when(std::optional<std::int64_t> unix_ms) {
+    return unix_ms ? format_local_time(*unix_ms) : std::string("?");
+}
+
+std::string gpus_text(const std::vector<unsigned>& gpus) {
+    std::string text;
+    for (unsigned gpu : gpus) text += (text.empty() ? "" : ",") + std::to_string(gpu);
+    return text.empty() ? "-" : text;
+}
+
+}  // namespace
+
+std::string describe_outcome(const Decision& decision, std::chrono::seconds terminate_timeout) {
+    const Action action = decision.enforcement.action;
+    switch (decision.verdict) {
+        case Verdict::warn:
+            if (action == Action::warn) return "warn";
+            return fmt::format("warn now; {} at {} if still in breach (grace {}s)",
+                               action_words(action, terminate_timeout),
+                               when(decision.acts_at_unix_ms),
+                               decision.enforcement.grace_period.count());
+        case Verdict::in_grace:
+            return fmt::format(
+                "warned at {}; {} at {} if still in breach", when(decision.warned_at_unix_ms),
+                action_words(action, terminate_timeout), when(decision.acts_at_unix_ms));
+        case Verdict::warned:
+            return fmt::format("already warned at {}; nothing more (action warn)",
+                               when(decision.warned_at_unix_ms));
+        case Verdict::terminate:
+        case Verdict::kill:
+            return action_words(action, terminate_timeout) + " now";
+        case Verdict::protected_process:
+            return "nothing: protected, " + decision.protected_because;
+    }
+    return "?";
+}
+
+std::string render_guard_report(const GuardReport& report) {
+    const std::vector<Decision>& decisions = *report.decisions;
+    std::string out =
+        fmt::format("policy {} (mode {}), {} snapshot, {} process{} on GPUs checked\n",
+                    report.policy_path, guard::to_string(report.mode), report.snapshot_source,
+                    report.processes_checked, report.processes_checked == 1 ? "" : "es");
+    for (const std::string& note : report.notes) out += "note: " + note + "\n";
+    if (decisions.empty()) {
+        out += "no process breaks a rule\n";
+    }
+    pid_t shown_pid = 0;
+    std::uint64_t shown_start = 0;
+    for (const Decision& decision : decisions) {
+        if (decision.identity.pid != shown_pid ||
+            decision.identity.start_time_ticks != shown_start) {
+            shown_pid = decision.identity.pid;
+            shown_start = decision.identity.start_time_ticks;
+            out += fmt::format("\nPID {} {} (user {}, GPU {})\n", decision.identity.pid,
+                               printable(decision.name), printable(decision.user),
+                               gpus_text(decision.gpus));
+        }
+        out += fmt::format("  {}: {}\n    -> {}\n", decision.rule_id, printable(decision.why),
+                           describe_outcome(decision, report.terminate_timeout));
+    }
+    switch (report.mode) {
+        case guard::Mode::enforce:
+            out += "\nmode enforce: guard run would do the above; nothing was signalled now\n";
+            break;
+        case guard::Mode::dry_run:
+            out += "\nmode dry-run: guard run would only log the above; nothing was signalled\n";
+            break;
+        case guard::Mode::off:
+            out += "\nmode off: guard run would do nothing; nothing was signalled\n";
+            break;
+    }
+    return out;
+}
+
+nlohmann::ordered_json guard_report_json(const GuardReport& report) {
+    using json = nlohmann::ordered_json;
+    json decisions = json::array();
+    for (const Decision& decision : *report.decisions) {
+        decisions.push_back(json{
+            {"pid", decision.identity.pid},
+            {"start_time_ticks", decision.identity.start_time_ticks},
+            {"name", decision.name},
+            {"user", decision.user.empty() ? json(nullptr) : json(decision.user)},
+            {"uid", or_null(decision.uid)},
+            {"gpus", decision.gpus},
+            {"rule", decision.rule_id},
+            {"rule_action", guard::to_string(decision.enforcement.action)},
+            {"grace_period_seconds", decision.enforcement.grace_period.count()},
+            {"why", decision.why},
+            {"verdict", guard::to_string(decision.verdict)},
+            {"outcome", describe_outcome(decision, report.terminate_timeout)},
+            {"warned_at_unix_ms", or_null(decision.warned_at_unix_ms)},
+            {"acts_at_unix_ms", or_null(decision.acts_at_unix_ms)},
+            {"protected_because", decision.verdict == Verdict::protected_process
+                                      ? json(decision.protected_because)
+                                      : json(nullptr)},
+        });
+    }
+    return json{
+        {"schema_version", kGuardReportSchemaVersion},
+        {"policy", report.policy_path},
+        {"mode", guard::to_string(report.mode)},
+        {"evaluated_at", format_utc_timestamp(report.evaluated_at_unix_ms)},
+        {"evaluated_at_unix_ms", report.evaluated_at_unix_ms},
+        {"snapshot", report.snapshot_source},
+        {"processes_checked", report.processes_checked},
+        {"notes", report.notes},
+        {"decisions", decisions},
+        {"signalled", false},
+    };
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,63 @@
+#include "cli/guard_rogue.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "audit/rogue/assessment.hpp"
+#include "audit/rogue/config_file.hpp"
+#include "audit/rogue/facts_reader.hpp"
+#include "audit/usage_store.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+// The usage-shape signal looks back this far, as `audit --rogue` does by default.
+constexpr std::int64_t kRogueHistoryMs = 24LL * 3600 * 1000;
+
+std::string summary_of(const audit::rogue::Assessment& assessment) {
+    std::string summary;
+    for (std::size_t at = 0; at < assessment.evidence.size() && at < 3; ++at) {
+        if (!summary.empty()) summary += "; ";
+        summary += assessment.evidence[at].detail;
+    }
+    return summary;
+}
+
+}  // namespace
+
+std::map<guard::IdentityKey, guard::RogueScore> rogue_scores_for(const GlobalOptions& global,
+                                                                 const guard::Policy& policy,
+                                                                 const Snapshot& snapshot,
+                                                                 std::vector<std::string>& notes) {
+    std::map<guard::IdentityKey, guard::RogueScore> scores;
+    const bool wanted = std::any_of(policy.rules.begin(), policy.rules.end(), [](const auto& rule) {
+        return rule.kind == guard::RunawayKind::rogue;
+    });
+    if (!wanted) return scores;
+    auto loaded = audit::rogue::load_rogue_config(global.config_dir, std::nullopt);
+    if (!loaded) {
+        notes.push_back("rogue rules match nothing: " + loaded.error().what);
+        return scores;
+    }
+    audit::rogue::FactsContext context;
+    context.roots = global.roots;
+    context.now_unix_ms = snapshot.timestamp_unix_ms;
+    context.since_unix_ms = snapshot.timestamp_unix_ms - kRogueHistoryMs;
+    std::unique_ptr<audit::UsageStore> store;
+    if (auto opened = audit::UsageStore::open_read_only(global.state_dir)) {
+        store = std::move(*opened);
+        context.history = store.get();
+    } else {
+        context.history_note = "no usage history: shape not judged (" + opened.error().what + ")";
+    }
+    for (const audit::rogue::ProcessFacts& facts : audit::rogue::read_facts(snapshot, context)) {
+        const audit::rogue::Assessment assessment = audit::rogue::assess(facts, loaded->config);
+        if (assessment.allowed) continue;  // the rogue allow list exempts it
+        const ProcessInfo& info = assessment.holder.info;
+        scores[{info.pid, info.start_time_ticks}] =
+            guard::RogueScore{static_cast<double>(assessment.score), summary_of(assessment)};
+    }
+    return scores;
+}
+
+}  // namespace gpukill::cli
