@@ -8,37 +8,18 @@
 namespace gpukill::cli {
 
 KillAudit::KillAudit(const std::string& state_dir, const std::vector<std::string>& argv)
-    : who_(audit::current_invocation(argv)) {
-    auto log = audit::AuditLog::open(state_dir);
-    if (log) {
-        log_.emplace(std::move(*log));
-    } else {
-        problem_ =
-            fmt::format("audit log unavailable, actions go to syslog only: {}", log.error().what);
-    }
-}
-
-void KillAudit::append_all(const std::vector<nlohmann::ordered_json>& records) {
-    if (!log_) {
-        for (const auto& record : records) {
-            audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
-        }
-        return;
-    }
-    auto appended = log_->append_all(records);
-    if (!appended && !problem_) problem_ = "audit log write failed: " + appended.error().what;
-}
+    : trail_(state_dir, argv) {}
 
 void KillAudit::planned(const reclaim::KillPlan& plan) {
-    append_all(audit::plan_records(who_, plan));
+    append_all(audit::plan_records(trail_.who(), plan));
 }
 
 void KillAudit::executed(const reclaim::ExecuteResult& executed) {
-    append_all(audit::execution_records(who_, executed));
+    append_all(audit::execution_records(trail_.who(), executed));
 }
 
 void KillAudit::verified(const std::vector<reclaim::GpuRelease>& releases) {
-    append_all(audit::verification_records(who_, releases));
+    append_all(audit::verification_records(trail_.who(), releases));
 }
 
 }  // namespace gpukill::cli

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/audit_log.hpp"
-#include "audit/envelope.hpp"
+#include "cli/audit_trail.hpp"
 #include "reclaim/execute.hpp"
 #include "reclaim/plan.hpp"
 #include "reclaim/reset_exec.hpp"
@@ -29,14 +28,14 @@ class ResetAudit {
     void result(const reclaim::ResetGpu& gpu, const reclaim::ResetAttempt& attempt,
                 const std::optional<reclaim::ResetCheck>& check);
 
-    bool ok() const { return !problem_.has_value(); }
-    const std::string& problem() const { return *problem_; }
+    bool ok() const { return trail_.ok(); }
+    const std::string& problem() const { return trail_.problem(); }
 
   private:
-    void append_all(const std::vector<nlohmann::ordered_json>& records);
-    audit::Invocation who_;
-    std::optional<audit::AuditLog> log_;
-    std::optional<std::string> problem_;
+    void append_all(const std::vector<nlohmann::ordered_json>& records) {
+        trail_.append_all(records);
+    }
+    AuditTrail trail_;
 };
 
 }  // namespace gpukill::cli

@@ -24,6 +24,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Whether the gpusim under test itself lives where the exe_in_temp_dir signal looks.
+bool gpusim_in_temp_dir() {
+    const std::string bin = fs::weakly_canonical(GPUSIM_BIN).string();
+    for (const char* dir : {"/tmp/", "/var/tmp/", "/dev/shm/"}) {
+        if (bin.starts_with(dir)) return true;
+    }
+    return false;
+}
+
 // A directory made with mkdtemp under `base`, removed with everything in it.
 class ScratchDir {
   public:
@@ -214,8 +223,14 @@ TEST(Rogue, RenamedPythonThroughPrctlIsAMasqueradeAndNotAllowedByName) {
     const nlohmann::json* finding = entry_for(run.doc["findings"], renamed.pid());
     ASSERT_NE(finding, nullptr) << run.result.out;
     EXPECT_EQ((*finding)["name"], "python");
-    EXPECT_EQ(signals_of(*finding), std::set<std::string>{"masquerade"});
-    EXPECT_EQ((*finding)["risk"], "medium");
+    // A build under /tmp (a CI clone) adds the temp-directory signal, rightly.
+    if (gpusim_in_temp_dir()) {
+        EXPECT_EQ(signals_of(*finding), (std::set<std::string>{"masquerade", "exe_in_temp_dir"}));
+        EXPECT_EQ((*finding)["risk"], "high");
+    } else {
+        EXPECT_EQ(signals_of(*finding), std::set<std::string>{"masquerade"});
+        EXPECT_EQ((*finding)["risk"], "medium");
+    }
     const std::string detail = (*finding)["evidence"][0]["detail"];
     EXPECT_NE(detail.find("calls itself \"python\" but runs \"" + std::string(GPUSIM_BIN) + "\""),
               std::string::npos)
@@ -297,8 +312,14 @@ TEST(Rogue, UsageShapeFromSampledHistory) {
     EXPECT_TRUE(run.doc["usage_history"]["available"]);
     const nlohmann::json* finding = entry_for(run.doc["findings"], shaped.pid());
     ASSERT_NE(finding, nullptr) << run.result.out;
-    EXPECT_EQ(signals_of(*finding), std::set<std::string>{"mining_usage_shape"});
-    EXPECT_EQ((*finding)["score"], 40);
+    if (gpusim_in_temp_dir()) {
+        EXPECT_EQ(signals_of(*finding),
+                  (std::set<std::string>{"mining_usage_shape", "exe_in_temp_dir"}));
+        EXPECT_EQ((*finding)["score"], 70);
+    } else {
+        EXPECT_EQ(signals_of(*finding), std::set<std::string>{"mining_usage_shape"});
+        EXPECT_EQ((*finding)["score"], 40);
+    }
     EXPECT_EQ(entry_for(run.doc["findings"], trainer.pid()), nullptr) << run.result.out;
 
     // Without history the shape is not judged, and the output says so.

@@ -8,25 +8,16 @@
 
 #include "audit/rogue/config_file.hpp"
 
+#include "model/quoted_text.hpp"
+
 namespace gpukill::audit::rogue {
 namespace {
 
 constexpr std::size_t kWrapColumn = 100;
 
-// A YAML double-quoted scalar: '"' and '\' escaped, control bytes as \xNN.
+// A YAML double-quoted scalar: quote_escaped's escapes (\", \\, \xNN) are YAML's too.
 std::string yaml_quoted(std::string_view text) {
-    std::string out = "\"";
-    for (unsigned char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
+    return quote_escaped(text);
 }
 
 // "[a, b, c]", continuing on lines indented by `indent` + 2 when too long.
