@@ -44,10 +44,18 @@ Result<GuardState> parse_state(std::string_view text, std::string_view source) {
     }
     const auto& warnings = document["warnings"];
     if (!warnings.is_array()) return bad("warnings is not a list");
+    // A missing member reads as null: const operator[] on an absent key is undefined.
+    static const nlohmann::json absent;
+    auto field = [](const nlohmann::json& entry, const char* key) -> const nlohmann::json& {
+        auto found = entry.find(key);
+        return found != entry.end() ? *found : absent;
+    };
     for (const auto& entry : warnings) {
-        if (!entry.is_object() || !entry["pid"].is_number_integer() ||
-            !entry["start_time_ticks"].is_number_unsigned() || !entry["rule"].is_string() ||
-            !entry["first_warned_unix_ms"].is_number_integer() || !entry["dry_run"].is_boolean()) {
+        if (!entry.is_object() || !field(entry, "pid").is_number_integer() ||
+            !field(entry, "start_time_ticks").is_number_unsigned() ||
+            !field(entry, "rule").is_string() ||
+            !field(entry, "first_warned_unix_ms").is_number_integer() ||
+            !field(entry, "dry_run").is_boolean()) {
             return bad(
                 "a warning lacks pid, start_time_ticks, rule, first_warned_unix_ms or "
                 "dry_run");
