@@ -4,13 +4,19 @@
 # (GPUKILL_HISTORY_MIN_INTERVAL_SECONDS=0, the worst case: the default records at most
 # once per 10 s) against the same command with GPUKILL_NO_HISTORY=1, interleaved in one
 # run, and prints the medians and their ratio. Usage: bench/run_history_bench.sh [ROUNDS]
-# (default 40). The result is recorded in docs/BENCHMARKS.md.
+# (default 40). GPUKILL_BENCH_PREBUILT=DIR uses DIR/bin's binaries instead of building
+# (a ratio of two runs of the same binary holds for any build type).
+# The result is recorded in docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-40}
 
-source bench/build_release.sh
-release_build gpukill gpusim nvidia_ml_sim
+if [[ -n "${GPUKILL_BENCH_PREBUILT:-}" ]]; then
+    build=$GPUKILL_BENCH_PREBUILT
+else
+    source bench/build_release.sh
+    release_build gpukill gpusim nvidia_ml_sim
+fi
 gpukill=$PWD/$build/bin/gpukill
 gpusim=$PWD/$build/bin/gpusim
 
@@ -25,9 +31,9 @@ trap cleanup EXIT
 "$gpusim" init --root "$work/host" >/dev/null
 eval "$("$gpusim" env --root "$work/host")"
 export GPUKILL_STATE_DIR=$work/state GPUKILL_CONFIG_DIR=$work/config
-# 8 workloads with 2 workers each: 24 GPU processes over 4 GPUs.
+# 8 workloads with 2 workers each: 24 GPU processes over the 2 default GPUs.
 for i in 0 1 2 3 4 5 6 7; do
-    line=$("$gpusim" run --root "$work/host" --gpu $((i % 4)) --mem 1G --util 50 --workers 2 \
+    line=$("$gpusim" run --root "$work/host" --gpu $((i % 2)) --mem 1G --util 50 --workers 2 \
         --background)
     pids+=("$(sed -E 's/.*"pid":([0-9]+).*/\1/' <<<"$line")")
 done
@@ -40,21 +46,25 @@ time_ns() {  # runs the command once, prints its wall time in ns
     echo $((end - start))
 }
 
-with=() without=()
+with=() without=() default=()
 for ((r = 0; r < rounds + 3; r++)); do
     a=$(GPUKILL_HISTORY_MIN_INTERVAL_SECONDS=0 time_ns "$gpukill" list --json)
     b=$(GPUKILL_NO_HISTORY=1 time_ns "$gpukill" list --json)
+    c=$(time_ns "$gpukill" list --json)  # the default: a sample at most every 10 s
     ((r < 3)) && continue  # warm-up: page cache, first schema creation
-    with+=("$a") without+=("$b")
+    with+=("$a") without+=("$b") default+=("$c")
 done
 
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 m_with=$(median "${with[@]}")
 m_without=$(median "${without[@]}")
+m_default=$(median "${default[@]}")
 samples=$(GPUKILL_NO_HISTORY=1 "$gpukill" audit --json --audit-summary | sed -nE 's/^  "samples": ([0-9]+).*/\1/p')
-awk -v a="$m_with" -v b="$m_without" -v n="$rounds" -v s="${samples:-?}" 'BEGIN {
-    printf "gpukill list --json, %d interleaved rounds, 24 GPU processes on 4 simulated GPUs\n", n
+awk -v a="$m_with" -v b="$m_without" -v c="$m_default" -v n="$rounds" -v s="${samples:-?}" 'BEGIN {
+    printf "gpukill list --json, %d interleaved rounds, 24 GPU processes on 2 simulated GPUs\n", n
     printf "  with history recorded every run : median %.1f ms\n", a / 1e6
+    printf "  default (a sample per 10 s)     : median %.1f ms\n", c / 1e6
     printf "  with GPUKILL_NO_HISTORY=1       : median %.1f ms\n", b / 1e6
-    printf "  ratio with / without            : %.2fx (%s samples recorded)\n", a / b, s
+    printf "  ratio every-run / none          : %.2fx (%s samples recorded)\n", a / b, s
+    printf "  ratio default / none            : %.2fx\n", c / b
 }'
