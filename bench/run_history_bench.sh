@@ -35,7 +35,8 @@ export GPUKILL_STATE_DIR=$work/state GPUKILL_CONFIG_DIR=$work/config
 for i in 0 1 2 3 4 5 6 7; do
     line=$("$gpusim" run --root "$work/host" --gpu $((i % 2)) --mem 1G --util 50 --workers 2 \
         --background)
-    pids+=("$(sed -E 's/.*"pid":([0-9]+).*/\1/' <<<"$line")")
+    # The workload and its workers: killing the parent alone would leave them holding the GPU.
+    pids+=($(jq -r '.pid, .workers[]' <<<"$line"))
 done
 
 time_ns() {  # runs the command once, prints its wall time in ns
