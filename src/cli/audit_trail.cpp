@@ -17,15 +17,16 @@ AuditTrail::AuditTrail(const std::string& state_dir, const std::vector<std::stri
     }
 }
 
-void AuditTrail::append_all(const std::vector<nlohmann::ordered_json>& records) {
+Result<void> AuditTrail::append_all(const std::vector<nlohmann::ordered_json>& records) {
     if (!log_) {
         for (const auto& record : records) {
             audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
         }
-        return;
+        return {};
     }
     auto appended = log_->append_all(records);
     if (!appended && !problem_) problem_ = "audit log write failed: " + appended.error().what;
+    return appended;
 }
 
 }  // namespace gpukill::cli

@@ -11,14 +11,17 @@
 
 #include "audit/audit_log.hpp"
 #include "audit/envelope.hpp"
+#include "model/result.hpp"
 
 namespace gpukill::cli {
 
 class AuditTrail {
   public:
     AuditTrail(const std::string& state_dir, const std::vector<std::string>& argv);
-    // One step's records: one write and one sync, or syslog alone without a log.
-    void append_all(const std::vector<nlohmann::ordered_json>& records);
+    // One step's records: one write and one sync, or syslog alone without a log. The
+    // first failure is kept as problem(); each failed write is also returned, for
+    // long-running callers (guard run) that report every one.
+    Result<void> append_all(const std::vector<nlohmann::ordered_json>& records);
     const audit::Invocation& who() const { return who_; }
     bool ok() const { return !problem_.has_value(); }
     const std::string& problem() const { return *problem_; }

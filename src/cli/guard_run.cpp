@@ -8,9 +8,8 @@
 #include <optional>
 #include <set>
 
-#include "audit/audit_log.hpp"
-#include "audit/syslog_line.hpp"
 #include "backends/registry.hpp"
+#include "cli/audit_trail.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/guard_enforce.hpp"
 #include "cli/guard_inputs.hpp"
@@ -52,16 +51,10 @@ class GuardRunner {
           policy_(std::move(policy)),
           version_(file_version(policy_.path)),
           protected_list_(std::move(protected_list)),
-          who_(audit::current_invocation(argv)),
+          trail_(global.state_dir, argv),
           backends_(open_backends(backend_config(global), std::nullopt)),
           recorder_(global) {
-        auto log = audit::AuditLog::open(global.state_dir);
-        if (log) {
-            log_.emplace(std::move(*log));
-        } else {
-            startup_lines_.push_back(fmt::format(
-                "warning: audit log unavailable, records go to syslog only: {}", log.error().what));
-        }
+        if (!trail_.ok()) startup_lines_.push_back("warning: " + trail_.problem());
         std::vector<std::string> notes;
         state_ = saved_state(global.state_dir, notes);
         const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -137,13 +130,7 @@ class GuardRunner {
     }
 
     void append(const std::vector<nlohmann::ordered_json>& records) {
-        if (!log_) {
-            for (const auto& record : records) {
-                audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
-            }
-            return;
-        }
-        if (auto appended = log_->append_all(records); !appended) {
+        if (auto appended = trail_.append_all(records); !appended) {
             say("warning: audit log write failed: " + appended.error().what);
         }
     }
@@ -182,7 +169,7 @@ class GuardRunner {
                 delivered.push_back(tty);
             }
         }
-        append({guard::guard_warning_record(who_, mode, decision, delivered)});
+        append({guard::guard_warning_record(who(), mode, decision, delivered)});
         say(fmt::format("{}warn PID {} {} (user {}) {}: {} -> {}",
                         mode == Mode::dry_run ? "dry-run: " : "", decision.identity.pid,
                         printable(decision.name), printable(decision.user), decision.rule_id,
@@ -197,7 +184,7 @@ class GuardRunner {
                 // A dry run would act on the same process every cycle: log it once.
                 const auto key = std::pair{action.identity.pid, action.identity.start_time_ticks};
                 if (!dry_run_logged_.insert(key).second) continue;
-                append({guard::guard_action_record(who_, mode, action.verdict, action.because,
+                append({guard::guard_action_record(who(), mode, action.verdict, action.because,
                                                    std::nullopt, "dry run: nothing signalled")});
                 say(fmt::format("dry-run: would {} PID {} {} ({})",
                                 guard::to_string(action.verdict), action.identity.pid,
@@ -210,9 +197,9 @@ class GuardRunner {
                              .protected_list = protected_list_,
                              .terminate_timeout = policy_.policy.terminate_timeout,
                              .audit = [this](const auto& records) { append(records); }};
-        for (const EnforcedAction& done : enforce_due_actions(inputs, snapshot, due, who_)) {
-            append({guard::guard_action_record(who_, mode, done.action.verdict, done.action.because,
-                                               done.outcome, done.note)});
+        for (const EnforcedAction& done : enforce_due_actions(inputs, snapshot, due, who())) {
+            append({guard::guard_action_record(who(), mode, done.action.verdict,
+                                               done.action.because, done.outcome, done.note)});
             say(fmt::format("{} PID {} {} ({}): {}{}", guard::to_string(done.action.verdict),
                             done.action.identity.pid, printable(done.action.because.front()->name),
                             rules_of(done.action), done.outcome,
@@ -232,11 +219,11 @@ class GuardRunner {
     PolicyFile policy_;
     std::optional<std::pair<std::int64_t, std::int64_t>> version_;
     reclaim::ProtectedList protected_list_;
-    audit::Invocation who_;
+    AuditTrail trail_;
+    const audit::Invocation& who() const { return trail_.who(); }
     std::vector<std::unique_ptr<Backend>> backends_;
     DiscoveryState discovery_;
     HistoryRecorder recorder_;
-    std::optional<audit::AuditLog> log_;
     guard::History history_;
     guard::GuardState state_;
     std::set<std::string> notes_said_;
