@@ -32,7 +32,9 @@ struct EnforcedAction {
 struct EnforceInputs {
     const GlobalOptions& global;
     const std::vector<std::unique_ptr<Backend>>& backends;
-    const reclaim::ProtectedList& protected_list;
+    // gpukill's list joined with the policy's (guard/protection.hpp): every target the
+    // plan holds is checked against it, the workers it takes along too.
+    reclaim::ProtectedList protected_list;
     std::chrono::seconds terminate_timeout{10};
     // Receives the reclaim engine's audit records of each step (plan, signals, results,
     // verification), in order.

@@ -22,6 +22,7 @@
 #include "discovery/discover.hpp"
 #include "guard/guard_records.hpp"
 #include "guard/policy_yaml.hpp"
+#include "guard/protection.hpp"
 #include "guard/unix_groups.hpp"
 
 namespace gpukill::cli {
@@ -192,11 +193,12 @@ class GuardRunner {
             }
             return;
         }
-        EnforceInputs inputs{.global = global_,
-                             .backends = backends_,
-                             .protected_list = protected_list_,
-                             .terminate_timeout = policy_.policy.terminate_timeout,
-                             .audit = [this](const auto& records) { append(records); }};
+        EnforceInputs inputs{
+            .global = global_,
+            .backends = backends_,
+            .protected_list = guard::protection_for_actions(policy_.policy, protected_list_),
+            .terminate_timeout = policy_.policy.terminate_timeout,
+            .audit = [this](const auto& records) { append(records); }};
         for (const EnforcedAction& done : enforce_due_actions(inputs, snapshot, due, who())) {
             append({guard::guard_action_record(who(), mode, done.action.verdict,
                                                done.action.because, done.outcome, done.note)});

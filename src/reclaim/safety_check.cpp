@@ -30,6 +30,7 @@ std::string owner_text(const ProcessInfo& info) {
 bool is_protected(const ProcessInfo& info, const ProtectedList& list) {
     if (list.pids.contains(info.pid)) return true;
     if (!info.user.empty() && list.users.contains(info.user)) return true;
+    if (info.exe && list.executable_paths.contains(*info.exe)) return true;
     return name_listed(info, list);
 }
 

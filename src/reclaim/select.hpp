@@ -29,9 +29,10 @@ Result<pid_t> parse_target_pid(std::string_view argument, pid_t pid_max);
 struct Selectors {
     std::vector<std::string> pid_arguments;  // --pid, as typed (validated here)
     std::optional<unsigned> gpu;             // resolved global GPU index
-    std::optional<std::string> filter;       // ECMAScript regex, searched in name and cmdline
-    std::optional<std::string> user;         // exact user name or numeric uid
-    std::optional<std::string> container;    // container id (prefix of at least 4) or pod UID
+    std::optional<std::string>
+        filter;                       // a Pattern (model/pattern.hpp), searched in name and cmdline
+    std::optional<std::string> user;  // exact user name or numeric uid
+    std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
     std::optional<std::uint64_t> min_memory_bytes;  // driver-reported memory on any GPU
     bool orphaned = false;                          // re-parented after its parent died
     bool unlisted = false;  // holds a device file, absent from the driver list
@@ -44,8 +45,9 @@ struct Selectors {
 };
 
 struct ProtectedList {
-    std::set<std::string> names;  // exact comm or executable basename
-    std::set<std::string> users;  // exact user names
+    std::set<std::string> names;             // exact comm or executable basename
+    std::set<std::string> executable_paths;  // exact /proc/PID/exe target
+    std::set<std::string> users;             // exact user names
     std::set<pid_t> pids;
 };
 

@@ -2,6 +2,8 @@
 // and the memory verification will expect back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fake_host.hpp"
 #include "reclaim/select.hpp"
 
@@ -146,6 +148,36 @@ TEST(ReclaimSelectExpand, ExpectedReleaseUnknownWhenTheDriverGivesNoFigure) {
     host.holds(200, 0, std::nullopt, true);  // listed, memory "not available"
     const KillPlan plan = plan_for(host, named({"200"}));
     EXPECT_EQ(plan.gpu_memory_expected_release.at(0), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gpukill::reclaim
+
+namespace gpukill::reclaim {
+namespace {
+
+// Whatever adds a process to the plan (a worker holding the target's GPU, --tree,
+// --group), the protected list is checked on it: protection is decided on the final set.
+TEST(ReclaimSelectExpand, ProtectedWorkersAreRefusedHoweverTheyWereAdded) {
+    for (int way = 0; way < 3; ++way) {
+        FakeHost host = trainer_family();
+        host.info(202).user = "svc";
+        SafetyContext safety = reclaim_test::test_safety();
+        if (way == 0) safety.protected_list.pids.insert(202);
+        if (way == 1) safety.protected_list.users.insert("svc");
+        if (way == 2) safety.protected_list.executable_paths.insert("/usr/bin/pt_data_worker");
+        Selectors s = named({"200"});
+        s.tree = true;
+        auto plan = build_kill_plan(host.snapshot(), host.table(), s, safety);
+        ASSERT_TRUE(plan) << plan.error().what;
+        EXPECT_EQ(find(*plan, 202), nullptr) << "way " << way;
+        ASSERT_NE(find(*plan, 200), nullptr);
+        const auto refused = std::find_if(plan->refusals.begin(), plan->refusals.end(),
+                                          [](const Refusal& r) { return r.pid == 202; });
+        ASSERT_NE(refused, plan->refusals.end()) << "way " << way;
+        EXPECT_EQ(refused->kind, RefusalKind::protected_process);
+        EXPECT_FALSE(plan->aborted());  // the named parent is still ended
+    }
 }
 
 }  // namespace
