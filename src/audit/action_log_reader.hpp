@@ -10,13 +10,13 @@
 #include <cstdint>
 #include <istream>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/pattern.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::audit {
@@ -28,7 +28,7 @@ struct ActionFilter {
     // owner of a target.
     std::optional<std::string> user;
     // Searched in target names (and a refusal's name); records without one never match.
-    std::optional<std::regex> process;
+    std::optional<Pattern> process;
 };
 
 struct ActionLog {
@@ -39,8 +39,8 @@ struct ActionLog {
 // A JSON object with an integer timestamp_unix_ms and a string event, or nothing.
 std::optional<nlohmann::ordered_json> parse_action_line(std::string_view line);
 
-// Whether a record passes the filter. An error only when the regex engine gives up.
-Result<bool> action_matches(const nlohmann::ordered_json& record, const ActionFilter& filter);
+// Whether a record passes the filter.
+bool action_matches(const nlohmann::ordered_json& record, const ActionFilter& filter);
 
 // Every line of `in`; blank lines are neither records nor skipped.
 Result<ActionLog> scan_action_log(std::istream& in, const ActionFilter& filter);

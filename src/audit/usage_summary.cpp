@@ -282,17 +282,15 @@ bool sample_matches_user(const ProcessSample& sample, const std::string& wanted)
     return uid && sample.uid && *sample.uid == *uid;
 }
 
-Result<std::regex> compile_process_pattern(const std::string& pattern) {
-    try {
-        return std::regex(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& error) {
-        return fail("invalid --audit-process: " + std::string(error.what()));
-    }
+Result<Pattern> compile_process_pattern(const std::string& pattern) {
+    auto compiled = Pattern::compile(pattern);
+    if (!compiled) return fail("invalid --audit-process: " + compiled.error().what);
+    return compiled;
 }
 
-Result<std::vector<ProcessSample>> filter_samples(std::vector<ProcessSample> samples,
-                                                  const std::optional<std::string>& user,
-                                                  const std::optional<std::regex>& process) {
+std::vector<ProcessSample> filter_samples(std::vector<ProcessSample> samples,
+                                          const std::optional<std::string>& user,
+                                          const std::optional<Pattern>& process) {
     std::map<std::pair<std::string, std::string>, bool> verdicts;
     std::vector<ProcessSample> kept;
     for (ProcessSample& sample : samples) {
@@ -301,14 +299,8 @@ Result<std::vector<ProcessSample>> filter_samples(std::vector<ProcessSample> sam
             auto key = std::make_pair(sample.name, sample.command);
             auto found = verdicts.find(key);
             if (found == verdicts.end()) {
-                bool matched = false;
-                try {
-                    matched = std::regex_search(sample.name, *process) ||
-                              std::regex_search(sample.command, *process);
-                } catch (const std::regex_error& error) {
-                    return fail("--audit-process could not be evaluated on " + sample.name + ": " +
-                                error.what());
-                }
+                const bool matched =
+                    process->search(sample.name) || process->search(sample.command);
                 found = verdicts.emplace(std::move(key), matched).first;
             }
             if (!found->second) continue;

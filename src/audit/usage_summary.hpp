@@ -17,11 +17,11 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "audit/usage_store.hpp"
+#include "model/pattern.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::audit {
@@ -119,14 +119,13 @@ UsageSummary summarize_usage(const std::vector<GpuSample>& gpus,
 // --audit-user: the exact account name, or a uid when the text is a number.
 bool sample_matches_user(const ProcessSample& sample, const std::string& wanted);
 
-// --audit-process: an ECMAScript regex searched in the name and in the command line.
-// Errors for an invalid pattern ("invalid --audit-process: ...").
-Result<std::regex> compile_process_pattern(const std::string& pattern);
+// --audit-process: a pattern (model/pattern.hpp) searched in the name and in the
+// command line. Errors for a pattern it refuses ("invalid --audit-process: ...").
+Result<Pattern> compile_process_pattern(const std::string& pattern);
 
-// Samples of matching processes; the regex runs once per distinct name and command.
-// An error when the regex engine gives up on a pathological pattern.
-Result<std::vector<ProcessSample>> filter_samples(std::vector<ProcessSample> samples,
-                                                  const std::optional<std::string>& user,
-                                                  const std::optional<std::regex>& process);
+// Samples of matching processes; the pattern runs once per distinct name and command.
+std::vector<ProcessSample> filter_samples(std::vector<ProcessSample> samples,
+                                          const std::optional<std::string>& user,
+                                          const std::optional<Pattern>& process);
 
 }  // namespace gpukill::audit

@@ -2,6 +2,7 @@
 // --actions (the action log); rogue flags go to run_rogue. Reading only: nothing here
 // writes the history or the log.
 #include "cli/audit_command.hpp"
+#include "model/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 
 #include "audit/action_log_reader.hpp"
 #include "audit/audit_log.hpp"
@@ -44,9 +44,7 @@ std::int64_t now_unix_ms() {
 }
 
 void print_json(const nlohmann::ordered_json& doc) {
-    std::fputs(
-        (doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(),
-        stdout);
+    std::fputs((json_text(doc) + "\n").c_str(), stdout);
 }
 
 void print_text(const std::string& text) {
@@ -77,7 +75,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
 }
 
 int run_history(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
-                const std::optional<std::regex>& pattern) {
+                const std::optional<Pattern>& pattern) {
     scope.kind = options.summary ? "summary" : "processes";
     scope.source = audit::state_file_path(global.state_dir, audit::kUsageStoreFileName);
     auto store = audit::UsageStore::open_read_only(global.state_dir);
@@ -104,14 +102,13 @@ int run_history(const GlobalOptions& global, const AuditOptions& options, AuditS
     // host's sampling rhythm, not gaps left where other users' samples were removed.
     const audit::SampleWeights weights =
         audit::sample_weights(audit::sample_instants(*gpus, *processes), scope.until_unix_ms);
-    auto kept = audit::filter_samples(std::move(*processes), options.user, pattern);
-    if (!kept) return print_error(kept.error().what, exit_code::failure);
-    render_history(options, scope, *gpus, *kept, weights);
+    const auto kept = audit::filter_samples(std::move(*processes), options.user, pattern);
+    render_history(options, scope, *gpus, kept, weights);
     return exit_code::ok;
 }
 
 int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
-                const std::optional<std::regex>& pattern) {
+                const std::optional<Pattern>& pattern) {
     scope.kind = "actions";
     scope.source = audit::state_file_path(global.state_dir, audit::kAuditFileName);
     const audit::ActionFilter filter{.since_unix_ms = scope.since_unix_ms,
@@ -159,7 +156,7 @@ int run_audit(const GlobalOptions& global, const AuditOptions& options,
     if (options.user && options.user->empty()) {
         return print_error("--audit-user needs a user name or uid", exit_code::invalid_arguments);
     }
-    std::optional<std::regex> pattern;
+    std::optional<Pattern> pattern;
     if (options.process) {
         auto compiled = audit::compile_process_pattern(*options.process);
         if (!compiled) return print_error(compiled.error().what, exit_code::invalid_arguments);

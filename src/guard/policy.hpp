@@ -119,7 +119,7 @@ struct RunawayRule {
     unsigned utilization_at_most_percent = 0;  // idle: "idle" is at most this
     std::chrono::seconds duration{300};        // stuck, idle: sustained for this long
     std::uint64_t memory_above_bytes = 0;      // idle: holding more than this
-    std::optional<std::string> pattern;        // orphaned: ECMAScript regex, searched
+    std::optional<std::string> pattern;        // orphaned: a Pattern (model/pattern.hpp), searched
                                                // in the name and the command line
     double score_above = 0;                    // rogue
     Enforcement enforcement;

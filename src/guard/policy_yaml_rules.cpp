@@ -1,10 +1,9 @@
 // guard.yaml's list sections: time windows and runaway rules.
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "guard/policy_sections.hpp"
 #include "guard/time_window.hpp"
+#include "model/pattern.hpp"
 #include "model/quoted_text.hpp"
 
 namespace gpukill::guard::sections {
@@ -153,12 +152,10 @@ Result<RunawayKind> read_kind(const YamlFields& fields, const YAML::Node& map,
 
 Result<void> check_pattern(const YamlFields& fields, const YAML::Node& node,
                            const std::string& where, const std::string& pattern) {
-    try {
-        std::regex compiled(pattern, std::regex::ECMAScript);
-        (void)compiled;
-    } catch (const std::regex_error& error) {
-        return fields.error(node, fmt::format("{}: {} is not a valid regular expression: {}", where,
-                                              quote_escaped(pattern), error.what()));
+    auto compiled = Pattern::compile(pattern);
+    if (!compiled) {
+        return fields.error(node, fmt::format("{}: {} is not a pattern gpukill accepts: {}", where,
+                                              quote_escaped(pattern), compiled.error().what));
     }
     return {};
 }

@@ -2,9 +2,8 @@
 // memory, orphaned and matching a pattern, or scored as rogue.
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "guard/rules.hpp"
+#include "model/pattern.hpp"
 #include "model/quoted_text.hpp"
 
 namespace gpukill::guard::rules {
@@ -117,26 +116,19 @@ void check_sustained(const Context& context, const RunawayRule& rule,
 }
 
 void check_orphaned(const Context& context, const RunawayRule& rule, std::vector<Violation>& out) {
-    std::optional<std::regex> pattern;
+    std::optional<Pattern> pattern;
     if (rule.pattern) {
-        try {
-            pattern.emplace(*rule.pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error&) {
-            return;  // the loader compiled it already; an engine that now refuses matches nothing
-        }
+        auto compiled = Pattern::compile(*rule.pattern);
+        // The loader refused every pattern that does not compile; this is the same engine.
+        if (!compiled) return;
+        pattern = std::move(*compiled);
     }
     for (std::size_t index = 0; index < context.candidates.size(); ++index) {
         const SnapshotProcess& process = *context.candidates[index].process;
         if (!process.orphaned) continue;
-        if (pattern) {
-            bool matched = false;
-            try {
-                matched = std::regex_search(process.info.comm, *pattern) ||
-                          std::regex_search(joined_cmdline(process.info), *pattern);
-            } catch (const std::regex_error&) {
-                matched = false;  // too complex to evaluate on this command line: no match
-            }
-            if (!matched) continue;
+        if (pattern && !pattern->search(process.info.comm) &&
+            !pattern->search(joined_cmdline(process.info))) {
+            continue;
         }
         out.push_back(Violation{index, "rules." + rule.name,
                                 rule.pattern

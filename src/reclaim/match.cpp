@@ -9,8 +9,8 @@ namespace gpukill::reclaim {
 namespace {
 
 constexpr std::size_t kMinContainerPrefix = 4;
-// libstdc++'s regex matcher recurses per character; a command line is cut here so a
-// pathological one (megabytes of arguments) cannot exhaust the stack.
+// The search is linear in the text; a command line is cut here so that megabytes of
+// arguments cannot make one match cost seconds.
 constexpr std::size_t kMaxCmdlineSearched = 4096;
 
 std::string lower(std::string_view s) {
@@ -75,11 +75,9 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
     Matcher matcher;
     matcher.selectors = selectors;
     if (selectors.filter) {
-        try {
-            matcher.filter.emplace(*selectors.filter, std::regex::ECMAScript);
-        } catch (const std::regex_error& error) {
-            return fail("invalid --filter: " + std::string(error.what()));
-        }
+        auto compiled = Pattern::compile(*selectors.filter);
+        if (!compiled) return fail("invalid --filter: " + compiled.error().what);
+        matcher.filter = std::move(*compiled);
     }
     if (selectors.user) matcher.user_uid = text::parse_int<uid_t>(*selectors.user);
     if (selectors.container && selectors.container->size() < kMinContainerPrefix) {
@@ -92,8 +90,7 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
     return matcher;
 }
 
-Result<bool> matches(const Matcher& matcher, const ProcessInfo& info,
-                     const SnapshotProcess* holder) {
+bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProcess* holder) {
     const Selectors& s = matcher.selectors;
     if (s.gpu && !on_gpu(holder, *s.gpu)) return false;
     if (s.user && !matches_user(matcher, info)) return false;
@@ -101,16 +98,9 @@ Result<bool> matches(const Matcher& matcher, const ProcessInfo& info,
     if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
     if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
     if (s.unlisted && !unlisted(matcher, holder)) return false;
-    if (matcher.filter) {
-        try {
-            if (!std::regex_search(info.comm, *matcher.filter) &&
-                !std::regex_search(joined_cmdline(info), *matcher.filter)) {
-                return false;
-            }
-        } catch (const std::regex_error& error) {
-            return fail("--filter could not be evaluated on PID " + std::to_string(info.pid) +
-                        ": " + error.what());
-        }
+    if (matcher.filter && !matcher.filter->search(info.comm) &&
+        !matcher.filter->search(joined_cmdline(info))) {
+        return false;
     }
     return true;
 }

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 
+#include "model/pattern.hpp"
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/select.hpp"
@@ -17,21 +17,19 @@ namespace gpukill::reclaim {
 
 struct Matcher {
     Selectors selectors;
-    std::optional<std::regex> filter;
+    std::optional<Pattern> filter;
     std::optional<uid_t> user_uid;             // --user given as a number
     std::set<unsigned> gpus_with_driver_list;  // --unlisted needs the driver's list to be known
 };
 
-// Errors for a --filter that is not an ECMAScript regex ("invalid --filter: ...") and a
+// Errors for a --filter the pattern engine refuses ("invalid --filter: ...") and a
 // --container shorter than 4 characters (a prefix that short matches by accident).
 Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snapshot);
 
 // Whether the process matches every match selector given (true when none is). `holder`
 // is its snapshot entry (GPU ties), null for a process that holds no GPU. --filter is
-// searched in comm and in the arguments joined by spaces; an error only when the regex
-// engine gives up on a pathological pattern.
-Result<bool> matches(const Matcher& matcher, const ProcessInfo& info,
-                     const SnapshotProcess* holder);
+// searched in comm and in the arguments joined by spaces.
+bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProcess* holder);
 
 // "--gpu 0 --user alice": the selectors given, for reason details and messages.
 std::string describe_match_selectors(const Selectors& selectors);

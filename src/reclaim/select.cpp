@@ -40,15 +40,13 @@ std::vector<pid_t> parse_named(const Selectors& selectors, const SafetyContext& 
     return named;
 }
 
-Result<void> add_named(const std::vector<pid_t>& named, const Selectors& selectors,
-                       const Matcher& matcher, const ProcessIndex& index, PlanBuilder& builder) {
+void add_named(const std::vector<pid_t>& named, const Selectors& selectors, const Matcher& matcher,
+               const ProcessIndex& index, PlanBuilder& builder) {
     const bool filtered = selectors.has_match_selector();
     for (pid_t pid : named) {
         const ProcessInfo* info = index.info(pid);
         if (filtered && info != nullptr && !index.reused(pid)) {
-            auto matched = matches(matcher, *info, index.holder(pid));
-            if (!matched) return std::unexpected(matched.error());
-            if (!*matched) {
+            if (!matches(matcher, *info, index.holder(pid))) {
                 builder.refuse(Refusal{.pid = pid,
                                        .argument = std::to_string(pid),
                                        .name = info->comm,
@@ -62,25 +60,22 @@ Result<void> add_named(const std::vector<pid_t>& named, const Selectors& selecto
         }
         builder.consider(pid, TargetReason::named_pid, "named with --pid", true);
     }
-    return {};
 }
 
 // Every GPU holder in the snapshot matching all selectors. A holder the process table
 // cannot identify (exited, or never readable) is matched on what the snapshot saw and then
 // refused by the builder as not found: reported, never signalled.
-Result<void> add_matched(const Snapshot& snapshot, const Selectors& selectors,
-                         const Matcher& matcher, const ProcessIndex& index, PlanBuilder& builder) {
+void add_matched(const Snapshot& snapshot, const Selectors& selectors, const Matcher& matcher,
+                 const ProcessIndex& index, PlanBuilder& builder) {
     const std::string detail = "matched " + describe_match_selectors(selectors);
     for (const SnapshotProcess& process : snapshot.processes) {
         const pid_t pid = process.info.pid;
         if (builder.decided(pid)) continue;
         const ProcessInfo* known = index.info(pid);
         const ProcessInfo& seen = process.info_complete || known == nullptr ? process.info : *known;
-        auto matched = matches(matcher, seen, &process);
-        if (!matched) return std::unexpected(matched.error());
-        if (*matched) builder.consider(pid, TargetReason::selector_match, detail, false);
+        if (matches(matcher, seen, &process))
+            builder.consider(pid, TargetReason::selector_match, detail, false);
     }
-    return {};
 }
 
 }  // namespace
@@ -99,13 +94,9 @@ Result<KillPlan> build_kill_plan(const Snapshot& snapshot, const ProcessTable& p
     const std::vector<pid_t> named = parse_named(selectors, safety, builder);
 
     if (!selectors.pid_arguments.empty()) {
-        if (auto added = add_named(named, selectors, *matcher, index, builder); !added) {
-            return std::unexpected(added.error());
-        }
+        add_named(named, selectors, *matcher, index, builder);
     } else if (selectors.has_match_selector()) {
-        if (auto added = add_matched(snapshot, selectors, *matcher, index, builder); !added) {
-            return std::unexpected(added.error());
-        }
+        add_matched(snapshot, selectors, *matcher, index, builder);
     }
     expand_targets(builder, index, selectors, safety);
 

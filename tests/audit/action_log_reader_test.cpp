@@ -88,9 +88,10 @@ TEST(ActionLogReader, ProcessPatternSearchesTargetNames) {
     const std::string text = result_line(kT, "alice", "python") + "\n" + planned_line(kT + 1) +
                              "\n" + R"({"event":"verified","timestamp_unix_ms":)" +
                              std::to_string(kT + 2) + R"(,"gpu":0})" + "\n";
-    EXPECT_EQ(scan(text, {.process = std::regex("xmr")}).records.size(), 1u);
-    EXPECT_EQ(scan(text, {.process = std::regex("^py")}).records.size(), 1u);
-    EXPECT_EQ(scan(text, {.process = std::regex(".")}).records.size(), 2u);  // not `verified`
+    EXPECT_EQ(scan(text, {.process = *Pattern::compile("xmr")}).records.size(), 1u);
+    EXPECT_EQ(scan(text, {.process = *Pattern::compile("^py")}).records.size(), 1u);
+    EXPECT_EQ(scan(text, {.process = *Pattern::compile(".")}).records.size(),
+              2u);  // not `verified`
     EXPECT_EQ(scan(text).records.size(), 3u);
 }
 

@@ -167,15 +167,13 @@ TEST(FilterSamples, UsersMatchExactlyByNameOrUid) {
     std::vector<ProcessSample> samples = {sample(kBase, 100, "alice", 0, kGiB),
                                           sample(kBase, 300, "bob", 0, kGiB)};
     auto by_name = filter_samples(samples, std::string("alice"), std::nullopt);
-    ASSERT_TRUE(by_name);
-    ASSERT_EQ(by_name->size(), 1u);
-    EXPECT_EQ((*by_name)[0].user, "alice");
+    ASSERT_EQ(by_name.size(), 1u);
+    EXPECT_EQ(by_name[0].user, "alice");
     auto by_uid = filter_samples(samples, std::string("1001"), std::nullopt);
-    ASSERT_TRUE(by_uid);
-    ASSERT_EQ(by_uid->size(), 1u);
-    EXPECT_EQ((*by_uid)[0].user, "bob");
-    EXPECT_TRUE(filter_samples(samples, std::string("ali"), std::nullopt)->empty());
-    EXPECT_TRUE(filter_samples(samples, std::string("Alice"), std::nullopt)->empty());
+    ASSERT_EQ(by_uid.size(), 1u);
+    EXPECT_EQ(by_uid[0].user, "bob");
+    EXPECT_TRUE(filter_samples(samples, std::string("ali"), std::nullopt).empty());
+    EXPECT_TRUE(filter_samples(samples, std::string("Alice"), std::nullopt).empty());
 }
 
 TEST(FilterSamples, ThePatternIsSearchedInNameAndCommand) {
@@ -185,13 +183,13 @@ TEST(FilterSamples, ThePatternIsSearchedInNameAndCommand) {
     auto pattern = compile_process_pattern("^pyth");
     ASSERT_TRUE(pattern);
     auto by_name = filter_samples(samples, std::nullopt, *pattern);
-    ASSERT_EQ(by_name->size(), 1u);
-    EXPECT_EQ((*by_name)[0].pid, 100);
+    ASSERT_EQ(by_name.size(), 1u);
+    EXPECT_EQ(by_name[0].pid, 100);
     auto by_command = filter_samples(samples, std::nullopt, *compile_process_pattern("mistral"));
-    ASSERT_EQ(by_command->size(), 1u);
-    EXPECT_EQ((*by_command)[0].pid, 300);
+    ASSERT_EQ(by_command.size(), 1u);
+    EXPECT_EQ(by_command[0].pid, 300);
     auto both = filter_samples(samples, std::string("alice"), *compile_process_pattern("mistral"));
-    EXPECT_TRUE(both->empty());
+    EXPECT_TRUE(both.empty());
 }
 
 TEST(FilterSamples, AnInvalidPatternIsAnError) {

@@ -185,8 +185,8 @@ TEST(PolicyYaml, RulesTakeOnlyTheirKindsKeys) {
               "guard.yaml:2:5: rules.r needs score_above (the rogue-detection score that "
               "triggers it)");
     EXPECT_TRUE(error_of("rules:\n  - name: o\n    kind: orphaned\n    pattern: \"train(\"\n")
-                    .starts_with("guard.yaml:4:14: rules.o.pattern: \"train(\" is not a valid "
-                                 "regular expression: "));
+                    .starts_with("guard.yaml:4:14: rules.o.pattern: \"train(\" is not a pattern "
+                                 "gpukill accepts: missing ')'"));
     EXPECT_EQ(error_of("rules:\n  - {name: a, kind: idle}\n  - {name: a, kind: stuck}\n"),
               "guard.yaml:3:5: rules: the name \"a\" is used twice (also at line 2)");
 }
