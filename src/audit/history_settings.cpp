@@ -11,6 +11,7 @@
 
 #include "host/proc_reader.hpp"
 #include "model/quoted_text.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::audit {
 namespace {
@@ -99,7 +100,7 @@ Result<HistorySettings> parse_history_settings(std::string_view text, std::strin
     HistorySettings settings;
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
         return file_error(source, e.mark, e.msg);
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "host/proc_reader.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::config {
 namespace {
@@ -177,7 +178,7 @@ Result<reclaim::ProtectedList> parse_protected_list(std::string_view text, std::
     const Reader reader(source);
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
         // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
         return reader.error(e.mark, e.msg);

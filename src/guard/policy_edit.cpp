@@ -9,6 +9,7 @@
 
 #include "guard/rules.hpp"
 #include "model/quoted_text.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::guard {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 Result<YAML::Node> load(std::string_view text) {
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
         return fail(fmt::format("the policy is not valid YAML ({}:{}: {}): fix it by hand first",
                                 e.mark.line + 1, e.mark.column + 1, e.msg));

@@ -12,6 +12,7 @@
 #include "guard/yaml_fields.hpp"
 #include "host/proc_reader.hpp"
 #include "model/quoted_text.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::guard {
 namespace sections {
@@ -206,7 +207,7 @@ Result<Policy> parse_policy(std::string_view text, std::string_view source) {
     const YamlFields fields{std::string(source)};
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
         // Syntax errors carry their position; e.msg is the bare reason.
         return fields.error(e.mark, e.msg);

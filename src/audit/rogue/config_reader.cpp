@@ -11,6 +11,7 @@
 #include "audit/rogue/proc_net_tcp.hpp"
 #include "audit/rogue/yaml_fields.hpp"
 #include "model/byte_size.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::audit::rogue {
 namespace {
@@ -279,7 +280,7 @@ Result<RogueConfig> parse_rogue_config(std::string_view text, std::string_view s
     const Reader reader(source);
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
         // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
         return reader.error(e.mark, e.msg);

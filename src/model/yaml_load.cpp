@@ -1,0 +1,67 @@
+#include "model/yaml_load.hpp"
+
+#include <yaml-cpp/eventhandler.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace gpukill {
+namespace {
+
+// Remembers where the current document started, nothing else.
+class DocumentStarts final : public YAML::EventHandler {
+  public:
+    YAML::Mark start;
+    void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+[[noreturn]] void refuse_stall(const YAML::Mark& at, std::string_view text) {
+    const auto position = static_cast<std::size_t>(at.pos);
+    const char c = position < text.size() ? text[position] : '\0';
+    if (c == ',') {
+        throw YAML::ParserException(at,
+                                    "unexpected ',' outside [...] or {...}; quote the whole "
+                                    "value or put the list in [ ]");
+    }
+    if (c == '?') {
+        throw YAML::ParserException(at, "unexpected '?' key after a complete top-level value");
+    }
+    throw YAML::ParserException(at, "unexpected token; the YAML parser cannot continue here");
+}
+
+}  // namespace
+
+std::vector<YAML::Node> load_yaml_documents(std::string_view text) {
+    const std::string owned(text);
+    {
+        std::istringstream in(owned);
+        YAML::Parser parser(in);
+        DocumentStarts starts;
+        std::optional<int> previous;
+        std::size_t documents = 0;
+        while (parser.HandleNextDocument(starts)) {
+            if (previous && starts.start.pos == *previous) refuse_stall(starts.start, text);
+            previous = starts.start.pos;
+            if (++documents > kMaxYamlDocuments) {
+                throw YAML::ParserException(
+                    starts.start,
+                    "more than " + std::to_string(kMaxYamlDocuments) + " YAML documents");
+            }
+        }
+    }
+    return YAML::LoadAll(owned);
+}
+
+}  // namespace gpukill
