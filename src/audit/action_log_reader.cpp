@@ -1,7 +1,12 @@
 #include "audit/action_log_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <ext/stdio_filebuf.h>
+
 #include <cerrno>
-#include <fstream>
+#include <istream>
 
 #include "host/fd_io.hpp"
 #include "host/parse_util.hpp"
@@ -63,7 +68,7 @@ std::optional<Json> parse_action_line(std::string_view line) {
     return record;
 }
 
-Result<bool> action_matches(const Json& record, const ActionFilter& filter) {
+bool action_matches(const Json& record, const ActionFilter& filter) {
     const auto time = record.value("timestamp_unix_ms", std::int64_t{0});
     if (time < filter.since_unix_ms || time >= filter.until_unix_ms) return false;
     if (filter.user && !matches_user(record, *filter.user)) return false;
@@ -71,11 +76,7 @@ Result<bool> action_matches(const Json& record, const ActionFilter& filter) {
     for (const Json* subject : subjects(record)) {
         auto name = subject->find("name");
         if (name == subject->end() || !name->is_string()) continue;
-        try {
-            if (std::regex_search(name->get<std::string>(), *filter.process)) return true;
-        } catch (const std::regex_error& error) {
-            return fail("--audit-process could not be evaluated: " + std::string(error.what()));
-        }
+        if (filter.process->search(name->get<std::string>())) return true;
     }
     return false;
 }
@@ -90,16 +91,25 @@ Result<ActionLog> scan_action_log(std::istream& in, const ActionFilter& filter) 
             ++log.skipped_lines;
             continue;
         }
-        auto matched = action_matches(*record, filter);
-        if (!matched) return std::unexpected(matched.error());
-        if (*matched) log.records.push_back(std::move(*record));
+        if (action_matches(*record, filter)) log.records.push_back(std::move(*record));
     }
     return log;
 }
 
 Result<ActionLog> read_action_log(const std::string& path, const ActionFilter& filter) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::unexpected(os_error("cannot read the action log " + path, errno));
+    // O_NONBLOCK: a FIFO planted at the path fails the S_ISREG check below instead of
+    // blocking open(); a link to /dev/zero fails it too instead of reading without end.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return std::unexpected(os_error("cannot read the action log " + path, errno));
+    __gnu_cxx::stdio_filebuf<char> file(fd, std::ios::in | std::ios::binary);  // owns fd
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return std::unexpected(os_error("cannot read the action log " + path, errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return fail("cannot read the action log " + path + ": not a regular file", EINVAL);
+    }
+    std::istream in(&file);
     auto log = scan_action_log(in, filter);
     if (log && in.bad()) {
         return std::unexpected(os_error("cannot read the action log " + path, errno));

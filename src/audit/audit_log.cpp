@@ -11,6 +11,7 @@
 
 #include "audit/state_dir.hpp"
 #include "audit/syslog_line.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::audit {
 namespace {
@@ -30,6 +31,17 @@ Result<UniqueFd> open_log_file(const std::string& dir, const std::string& path) 
         return std::unexpected(os_error("cannot open audit log " + path, errno));
     }
     if (!S_ISREG(st.st_mode)) return fail("cannot open audit log " + path + ": not a regular file");
+    // A second name for the file (`ln /etc/victim STATE/audit.jsonl`) would make every
+    // record land outside the state directory; so would a file someone else owns.
+    if (st.st_nlink != 1) {
+        return fail("cannot open audit log " + path + ": it has " + std::to_string(st.st_nlink) +
+                    " hard links; the log must be a file of its own");
+    }
+    if (st.st_uid != ::geteuid()) {
+        return fail("cannot open audit log " + path + ": owned by uid " +
+                    std::to_string(st.st_uid) + ", not by the user writing it (uid " +
+                    std::to_string(::geteuid()) + ")");
+    }
     // The file's own fdatasync does not make its directory entry durable: sync the
     // directory once, so a log created just before a crash is still there after it.
     // EINVAL: a file system that cannot sync directories, nothing more can be done.
@@ -96,8 +108,7 @@ Result<AuditLog> AuditLog::open(const std::string& state_dir, AuditLogOptions op
 
 Result<void> AuditLog::append(const nlohmann::ordered_json& record) {
     // dump(-1) escapes every control character, so the record cannot contain a newline.
-    std::string line =
-        record.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+    std::string line = json_text(record, -1) + '\n';
     Result<void> written;
     {
         std::lock_guard guard(*mutex_);
@@ -112,7 +123,7 @@ Result<void> AuditLog::append_all(const std::vector<nlohmann::ordered_json>& rec
     if (records.empty()) return {};
     std::string lines;
     for (const auto& record : records) {
-        lines += record.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        lines += json_text(record, -1);
         lines += '\n';
     }
     Result<void> written;

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 
 #include "host/fd_io.hpp"
 
@@ -16,6 +18,14 @@ std::string without_trailing_slashes(std::string path) {
 std::string state_file_path(const std::string& dir, const std::string& name) {
     const std::string base = without_trailing_slashes(dir);
     return (base == "/" ? "" : base) + "/" + name;
+}
+
+Result<std::string> resolved_state_directory(const std::string& dir) {
+    char resolved[PATH_MAX];
+    if (::realpath(dir.c_str(), resolved) == nullptr) {
+        return std::unexpected(os_error("cannot use state directory " + dir, errno));
+    }
+    return std::string(resolved);
 }
 
 Result<void> make_state_directory(const std::string& dir) {

@@ -16,6 +16,12 @@ inline constexpr unsigned kStateFileMode = 0640;
 // the OS reason: "cannot create state directory /var/lib/gpukill: Permission denied".
 Result<void> make_state_directory(const std::string& dir);
 
+// The directory with every symbolic link on the way resolved (realpath): SQLite, opened
+// with SQLITE_OPEN_NOFOLLOW so that the history file itself cannot be a link, refuses a
+// link anywhere in the path, and an administrator's /var/lib/gpukill -> /data/gpukill is
+// no attack. Errors name the directory and the OS reason (ENOENT when it does not exist).
+Result<std::string> resolved_state_directory(const std::string& dir);
+
 // "/var/lib/gpukill/" -> "/var/lib/gpukill"; "/" stays "/".
 std::string without_trailing_slashes(std::string path);
 

@@ -1,5 +1,6 @@
 #include "audit/syslog_line.hpp"
 
+#include "model/json_text.hpp"
 #include "model/quoted_text.hpp"
 
 #include <syslog.h>
@@ -35,7 +36,7 @@ bool flag(const json& record, std::string_view key) {
 
 std::string scalar_text(const json& value) {
     if (value.is_string()) return value.get<std::string>();
-    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+    return json_text(value, -1);
 }
 
 std::string value_text(const json& value) {

@@ -339,9 +339,12 @@ Result<std::vector<ProcessSample>> SqliteUsageStore::process_samples(const Sampl
 
 Result<std::unique_ptr<UsageStore>> UsageStore::open(const std::string& state_dir,
                                                      UsageStoreOptions options) {
-    const std::string dir = without_trailing_slashes(state_dir);
-    if (auto made = make_state_directory(dir); !made) return std::unexpected(made.error());
-    const std::string path = state_file_path(dir, kUsageStoreFileName);
+    if (auto made = make_state_directory(without_trailing_slashes(state_dir)); !made) {
+        return std::unexpected(made.error());
+    }
+    auto dir = resolved_state_directory(state_dir);
+    if (!dir) return std::unexpected(dir.error());
+    const std::string path = state_file_path(*dir, kUsageStoreFileName);
     if (auto file = ensure_writable_file(path); !file) return std::unexpected(file.error());
     // Writers opening a new, empty file at once would race to set its journal mode, which
     // SQLite answers with SQLITE_BUSY without waiting. An flock on the file (independent of
@@ -362,16 +365,23 @@ Result<std::unique_ptr<UsageStore>> UsageStore::open(const std::string& state_di
 
 Result<std::unique_ptr<UsageStore>> UsageStore::open_read_only(const std::string& state_dir,
                                                                UsageStoreOptions options) {
-    const std::string path = state_file_path(state_dir, kUsageStoreFileName);
+    auto dir = resolved_state_directory(state_dir);
+    const std::string path = state_file_path(dir ? *dir : state_dir, kUsageStoreFileName);
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) {
-            return fail(fmt::format("no usage history at {} yet; it is recorded by gpukill list "
-                                    "and gpukill list --watch",
-                                    path),
-                        ENOENT);
-        }
-        return std::unexpected(os_error("cannot read usage history " + path, errno));
+    const int unreadable =
+        !dir ? dir.error().errno_value : (::lstat(path.c_str(), &st) == 0 ? 0 : errno);
+    if (unreadable == ENOENT) {
+        return fail(fmt::format("no usage history at {} yet; it is recorded by gpukill list "
+                                "and gpukill list --watch",
+                                path),
+                    ENOENT);
+    }
+    if (unreadable != 0) {
+        return std::unexpected(os_error("cannot read usage history " + path, unreadable));
+    }
+    // A FIFO or device here would block the reader forever or feed it without end.
+    if (!S_ISREG(st.st_mode)) {
+        return fail("cannot read usage history " + path + ": not a regular file", EINVAL);
     }
     auto db = sqlite::Database::open(path, SQLITE_OPEN_READONLY, options.busy_timeout_ms);
     if (!db) return std::unexpected(db.error());

@@ -17,6 +17,7 @@
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/reset_command.hpp"
+#include "cli/standard_streams.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -210,9 +211,7 @@ std::vector<std::string> arguments(int argc, char** argv) {
     return std::vector<std::string>(argv, argv + argc);
 }
 
-}  // namespace
-
-int run_cli(int argc, char** argv) {
+int run_parsed_command(int argc, char** argv) {
     CLI::App app{"gpukill: find what holds a GPU and give it back safely", "gpukill"};
     app.set_version_flag("--version", std::string("gpukill ") + GPUKILL_VERSION);
     app.require_subcommand(0, 1);
@@ -281,8 +280,12 @@ int run_cli(int argc, char** argv) {
         return exit_code::invalid_arguments;
     }
 
-    GlobalOptions global =
-        resolve_global_options(global_flags, process_environment(), geteuid() == 0);
+    auto resolved = resolve_global_options(global_flags, process_environment(), geteuid() == 0);
+    if (!resolved) {
+        fmt::print(stderr, "gpukill: {}\n", resolved.error().what);
+        return exit_code::invalid_arguments;
+    }
+    const GlobalOptions& global = *resolved;
     if (output == "json") list.json = true;
 
     std::vector<Command> chosen;
@@ -357,6 +360,13 @@ int run_cli(int argc, char** argv) {
             return run_list(global, list);
     }
     return exit_code::invalid_arguments;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    reserve_standard_descriptors();
+    return finish_stdout(run_parsed_command(argc, argv));
 }
 
 }  // namespace gpukill::cli

@@ -13,6 +13,7 @@
 #include "backends/registry.hpp"
 #include "cli/exit_codes.hpp"
 #include "discovery/discover.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -159,7 +160,7 @@ int run_doctor(const GlobalOptions& global, bool json) {
                  {"detail", check.detail},
                  {"advice", check.advice ? nlohmann::json(*check.advice) : nlohmann::json()}});
         }
-        fmt::print("{}\n", document.dump(2));
+        fmt::print("{}\n", json_text(document));
     } else {
         for (const DoctorCheck& check : checks) {
             fmt::print("[{:>4}] {}: {}\n", to_string(check.level), check.name, check.detail);

@@ -4,16 +4,25 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 
 namespace gpukill::cli {
 namespace {
 
-std::string first_of(const std::string& flag, const Environment& env, const char* variable,
-                     const std::string& fallback) {
-    if (!flag.empty()) return flag;
-    if (auto value = env(variable); value && !value->empty()) return *value;
-    return fallback;
+// The first of the flag and the variable that is given; an error when it is empty.
+Result<std::optional<std::string>> given(const std::optional<std::string>& flag,
+                                         const char* flag_name, const Environment& env,
+                                         const char* variable) {
+    if (flag) {
+        if (flag->empty()) return fail(std::string(flag_name) + " is empty: give a path");
+        return flag;
+    }
+    auto value = env(variable);
+    if (value && value->empty()) {
+        return fail(std::string(variable) + " is set but empty: unset it or give a path");
+    }
+    return value;
 }
 
 std::string xdg_dir(const Environment& env, const char* variable, const char* home_suffix) {
@@ -38,20 +47,41 @@ Environment process_environment() {
     };
 }
 
-GlobalOptions resolve_global_options(const GlobalFlags& flags, const Environment& env,
-                                     bool running_as_root) {
+Result<GlobalOptions> resolve_global_options(const GlobalFlags& flags, const Environment& env,
+                                             bool running_as_root) {
     GlobalOptions options;
-    options.roots.procfs = first_of(flags.procfs, env, "GPUKILL_PROCFS", "/proc");
-    options.roots.sysfs = first_of(flags.sysfs, env, "GPUKILL_SYSFS", "/sys");
-    options.roots.devfs = first_of(flags.devfs, env, "GPUKILL_DEVFS", "/dev");
-    std::string nvml = first_of(flags.nvml_library, env, "GPUKILL_NVML_LIBRARY", "");
-    if (!nvml.empty()) options.nvml_library = nvml;
-    options.state_dir = first_of(
-        flags.state_dir, env, "GPUKILL_STATE_DIR",
-        running_as_root ? "/var/lib/gpukill" : xdg_dir(env, "XDG_STATE_HOME", "/.local/state"));
-    options.config_dir =
-        first_of(flags.config_dir, env, "GPUKILL_CONFIG_DIR",
+    struct Setting {
+        const std::optional<std::string>& flag;
+        const char* flag_name;
+        const char* variable;
+        std::function<void(std::optional<std::string>)> take;
+    };
+    const Setting settings[] = {
+        {flags.procfs, "--procfs", "GPUKILL_PROCFS",
+         [&](auto v) { options.roots.procfs = v.value_or("/proc"); }},
+        {flags.sysfs, "--sysfs", "GPUKILL_SYSFS",
+         [&](auto v) { options.roots.sysfs = v.value_or("/sys"); }},
+        {flags.devfs, "--devfs", "GPUKILL_DEVFS",
+         [&](auto v) { options.roots.devfs = v.value_or("/dev"); }},
+        {flags.nvml_library, "--nvml-library", "GPUKILL_NVML_LIBRARY",
+         [&](auto v) { options.nvml_library = v; }},
+        {flags.state_dir, "--state-dir", "GPUKILL_STATE_DIR",
+         [&](auto v) {
+             options.state_dir =
+                 v.value_or(running_as_root ? "/var/lib/gpukill"
+                                            : xdg_dir(env, "XDG_STATE_HOME", "/.local/state"));
+         }},
+        {flags.config_dir, "--config-dir", "GPUKILL_CONFIG_DIR",
+         [&](auto v) {
+             options.config_dir = v.value_or(
                  running_as_root ? "/etc/gpukill" : xdg_dir(env, "XDG_CONFIG_HOME", "/.config"));
+         }},
+    };
+    for (const Setting& setting : settings) {
+        auto value = given(setting.flag, setting.flag_name, env, setting.variable);
+        if (!value) return std::unexpected(value.error());
+        setting.take(std::move(*value));
+    }
     return options;
 }
 

@@ -9,6 +9,7 @@
 
 #include "backends/registry.hpp"
 #include "host/roots.hpp"
+#include "model/result.hpp"
 
 namespace gpukill::cli {
 
@@ -19,9 +20,9 @@ struct GlobalOptions {
     std::string config_dir;
 };
 
-// What the user gave on the command line; empty means "not given".
+// What the user gave on the command line; empty optional means "not given".
 struct GlobalFlags {
-    std::string procfs, sysfs, devfs, nvml_library, state_dir, config_dir;
+    std::optional<std::string> procfs, sysfs, devfs, nvml_library, state_dir, config_dir;
 };
 
 using Environment = std::function<std::optional<std::string>(const char* name)>;
@@ -30,9 +31,11 @@ using Environment = std::function<std::optional<std::string>(const char* name)>;
 Environment process_environment();
 
 // Flags, then GPUKILL_* variables, then defaults: /var/lib/gpukill and /etc/gpukill
-// for root, the XDG state and config directories otherwise.
-GlobalOptions resolve_global_options(const GlobalFlags& flags, const Environment& env,
-                                     bool running_as_root);
+// for root, the XDG state and config directories otherwise. A flag or variable given
+// with an empty value is an error ("--state-dir is empty"), never the default: a
+// script whose variable came out empty must not act on the real state.
+Result<GlobalOptions> resolve_global_options(const GlobalFlags& flags, const Environment& env,
+                                             bool running_as_root);
 
 BackendConfig backend_config(const GlobalOptions& options);
 

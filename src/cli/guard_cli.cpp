@@ -17,6 +17,7 @@
 #include "guard/policy_yaml.hpp"
 #include "guard/unix_groups.hpp"
 #include "host/proc_reader.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -129,7 +130,7 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
                        .decisions = &evaluation.decisions,
                        .notes = notes};
     if (options.json) {
-        fmt::print("{}\n", guard_report_json(report).dump(2));
+        fmt::print("{}\n", json_text(guard_report_json(report)));
     } else {
         std::fputs(render_guard_report(report).c_str(), stdout);
     }

@@ -5,6 +5,8 @@
 #include <array>
 #include <ctime>
 
+#include "model/quoted_text.hpp"
+
 namespace gpukill::cli {
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -28,12 +30,7 @@ std::string format_bytes(const std::optional<std::uint64_t>& bytes) {
 }
 
 std::string printable(std::string_view text) {
-    std::string safe(text);
-    for (char& c : safe) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) c = '?';
-    }
-    return safe;
+    return terminal_safe(text);
 }
 
 std::string format_local_time(std::int64_t unix_ms) {

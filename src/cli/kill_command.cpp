@@ -14,8 +14,10 @@
 #include "config/protected_list_file.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "host/interrupt.hpp"
 #include "host/process_table.hpp"
 #include "model/byte_size.hpp"
+#include "model/json_text.hpp"
 #include "reclaim/execute.hpp"
 #include "reclaim/safety_context.hpp"
 #include "reclaim/select.hpp"
@@ -41,7 +43,7 @@ std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool fo
 
 void print_report(const KillReport& report, bool json) {
     if (json) {
-        fmt::print("{}\n", kill_report_json(report).dump(2));
+        fmt::print("{}\n", json_text(kill_report_json(report)));
     } else {
         std::fputs(render_kill_report(report).c_str(), stdout);
     }
@@ -116,6 +118,9 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!plan) return usage_error(plan.error().what);
 
+    // From the plan's record on, Ctrl-C (or SIGTERM) stops waiting and escalating but
+    // not the records: what was sent is in the audit log before gpukill exits.
+    const InterruptCatcher interrupt;
     KillAudit audit(global.state_dir, argv);
     audit.planned(*plan);
 
@@ -139,16 +144,28 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
         return report.exit_code;
     }
 
+    if (InterruptCatcher::caught()) {  // before any signal: send none
+        fmt::print(stderr, "gpukill: interrupted before any signal was sent\n");
+        return exit_code::interrupted;
+    }
     bool show_progress = !options.json && isatty(STDERR_FILENO) == 1;
     reclaim::ExecuteOptions execute{
         .first_signal = *first_signal,
         .timeout_seconds = options.timeout_seconds,
         .force = options.force,
         .kill_timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 1,
-        .progress = terminal_progress(show_progress, options.force)};
+        .progress = terminal_progress(show_progress, options.force),
+        .interrupted = [] { return InterruptCatcher::caught(); }};
     reclaim::ExecuteResult executed = reclaim::execute_plan(*plan, global.roots, execute);
     if (show_progress) fmt::print(stderr, "\r\x1b[K");
     audit.executed(executed);
+    if (InterruptCatcher::caught()) {
+        report.results = &executed.targets;
+        report.exit_code = exit_code::interrupted;
+        print_report(report, options.json);
+        fmt::print(stderr, "gpukill: interrupted; the signals sent are in the audit log\n");
+        return report.exit_code;
+    }
 
     std::vector<pid_t> target_pids;
     bool any_ended = false;

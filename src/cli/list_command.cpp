@@ -13,6 +13,7 @@
 #include "cli/watch.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "model/json_text.hpp"
 #include "model/snapshot_json.hpp"
 
 namespace gpukill::cli {
@@ -41,7 +42,7 @@ int render_frame(const GlobalOptions& global, const ListOptions& options,
     }
     if (options.json) {
         // In watch mode one document per line (JSON Lines); otherwise pretty.
-        text = to_json(snapshot).dump(options.watch ? -1 : 2) + "\n";
+        text = json_text(to_json(snapshot), options.watch ? -1 : 2) + "\n";
     } else {
         text = render_snapshot_table(snapshot, TableOptions{.details = options.details});
     }

@@ -2,6 +2,7 @@
 // The steps live in src/reclaim (reset_plan, reset_facts, reset_exec, reset_verify) and
 // the reclaim engine; this file sequences them, audits each step and renders the report.
 #include "cli/reset_command.hpp"
+#include "model/json_text.hpp"
 
 #include <unistd.h>
 
@@ -112,8 +113,7 @@ Result<reclaim::KillPlan> reclaim_plan_for(const reclaim::ResetPlan& plan, const
 
 void print_report(const ResetReport& report, bool json) {
     if (json) {
-        fmt::print("{}\n", reset_report_json(report).dump(
-                               2, ' ', false, nlohmann::json::error_handler_t::replace));
+        fmt::print("{}\n", json_text(reset_report_json(report)));
     } else {
         std::fputs(render_reset_report(report).c_str(), stdout);
     }

@@ -1,6 +1,7 @@
 // `gpukill audit --rogue`: every GPU holder judged by the rogue signals
 // (src/audit/rogue), findings reported and appended to the audit log. Reports only.
 #include "cli/rogue_command.hpp"
+#include "model/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -130,7 +131,7 @@ int detect(const GlobalOptions& global, const AuditOptions& options,
     report_context.history_available = context.history != nullptr;
     if (!context.history) report_context.history_note = context.history_note;
     if (options.json) {
-        std::fputs((rogue::report_json(report, report_context).dump(2) + "\n").c_str(), stdout);
+        std::fputs((json_text(rogue::report_json(report, report_context)) + "\n").c_str(), stdout);
     } else {
         std::fputs(render_rogue_table(report, report_context).c_str(), stdout);
     }

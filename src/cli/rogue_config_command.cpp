@@ -11,6 +11,7 @@
 #include "audit/syslog_line.hpp"
 #include "cli/exit_codes.hpp"
 #include "host/proc_reader.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -43,7 +44,7 @@ int print_rogue_config(const audit::rogue::LoadedRogueConfig& loaded, bool json)
             {"source", loaded.source},
             {"config", audit::rogue::rogue_config_json(loaded.config)},
         };
-        std::fputs((document.dump(2) + "\n").c_str(), stdout);
+        std::fputs((json_text(document) + "\n").c_str(), stdout);
         return exit_code::ok;
     }
     const std::string header =
@@ -98,7 +99,7 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
             {"installed_path", *installed},
             {"from", file},
         };
-        std::fputs((document.dump(2) + "\n").c_str(), stdout);
+        std::fputs((json_text(document) + "\n").c_str(), stdout);
     } else {
         fmt::print("installed {} as {}\n", file, *installed);
     }

@@ -29,6 +29,8 @@ int watch_until_interrupted(const WatchOptions& options, const FrameFn& frame) {
         if (options.clear_screen) std::fputs("\x1b[H\x1b[2J", stdout);
         std::fputs(text.c_str(), stdout);
         std::fflush(stdout);
+        // Frames nobody can read (a full disk): stop; finish_stdout reports it.
+        if (std::ferror(stdout)) break;
 
         double whole = 0;
         double fraction = std::modf(options.interval_seconds, &whole);

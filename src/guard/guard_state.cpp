@@ -7,6 +7,7 @@
 #include "audit/state_dir.hpp"
 #include "guard/atomic_file.hpp"
 #include "host/proc_reader.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::guard {
 
@@ -81,7 +82,7 @@ Result<GuardState> load_state(const std::string& state_dir) {
 Result<void> save_state(const std::string& state_dir, const GuardState& state) {
     if (auto made = audit::make_state_directory(state_dir); !made) return made;
     return replace_file_atomically(audit::state_file_path(state_dir, kStateFileName),
-                                   state_to_json(state).dump(2) + "\n", 0640);
+                                   json_text(state_to_json(state)) + "\n", 0640);
 }
 
 }  // namespace gpukill::guard

@@ -173,9 +173,14 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
 
         nodes.clear();
         drm_fds.clear();
+        // The directory can be listed while its links cannot be read (EACCES on another
+        // user's process without ptrace rights, as for PID 1 in a container): that
+        // process was not seen either, and is counted as such.
+        int link_errno = 0;
         const int fd_errno = fd_reader.for_each(fd_dir, [&](const char* fd_name) {
             if (fd_name[0] == '.') return;
             const ssize_t n = ::readlinkat(fd_dir, fd_name, link, sizeof link);
+            if (n < 0 && errno != ENOENT && link_errno == 0) link_errno = errno;
             // Closed since the listing, or a path too long to be a device node.
             if (n <= 0 || static_cast<std::size_t>(n) >= sizeof link) return;
             const std::string_view target(link, static_cast<std::size_t>(n));
@@ -195,6 +200,7 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
             count_unread(result, fd_errno);
             return;
         }
+        if (link_errno != 0) count_unread(result, link_errno);
         if (nodes.empty()) return;
         // Only holders pay for this: stat through the fd directory's parent stays bound
         // to the process whose fds were read, so a reused PID cannot lend its identity.

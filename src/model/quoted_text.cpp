@@ -2,21 +2,42 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.hpp"
+
 namespace gpukill {
 
 std::string quote_escaped(std::string_view text) {
     std::string out = "\"";
-    for (unsigned char c : text) {
-        if (c == '"' || c == '\\') {
+    for (std::size_t at = 0; at < text.size();) {
+        const Utf8Char c = next_utf8(text, at);
+        if (c.code == '"' || c.code == '\\') {
             out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
+            out += static_cast<char>(c.code);
+        } else if (!c.valid || c.code < 0x20 || c.code == 0x7f) {
+            out += fmt::format("\\x{:02x}", c.code);
+        } else if (is_unsafe_for_display(c.code)) {
+            out += fmt::format("\\u{:04x}", c.code);
         } else {
-            out += static_cast<char>(c);
+            out.append(text.substr(at, c.length));
         }
+        at += c.length;
     }
     return out + '"';
+}
+
+std::string terminal_safe(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t at = 0; at < text.size();) {
+        const Utf8Char c = next_utf8(text, at);
+        if (!c.valid || is_unsafe_for_display(c.code)) {
+            out += '?';
+        } else {
+            out.append(text.substr(at, c.length));
+        }
+        at += c.length;
+    }
+    return out;
 }
 
 }  // namespace gpukill

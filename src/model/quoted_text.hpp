@@ -8,6 +8,12 @@
 
 namespace gpukill {
 
+// Escapes `"` and `\` with a backslash, C0 controls, DEL and bytes that are not valid
+// UTF-8 as \xNN, C1 controls and bidirectional formatting characters as \uNNNN.
 std::string quote_escaped(std::string_view text);
+
+// For a table cell or a terminal line: every character utf8.hpp calls unsafe for
+// display, and every byte that is not valid UTF-8, becomes '?'. Printable UTF-8 stays.
+std::string terminal_safe(std::string_view text);
 
 }  // namespace gpukill

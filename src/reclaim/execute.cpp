@@ -82,7 +82,7 @@ void wait_phase(std::vector<Slot>& slots, ExecuteResult& result, const HostRoots
         entries.push_back(WaitEntry{.process = &slot.process});
         owners.push_back(&slot);
     }
-    wait_for_exits(entries, deadline, roots, options.progress);
+    wait_for_exits(entries, deadline, roots, options.progress, options.interrupted);
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!entries[i].exited_at) continue;
         Slot& slot = *owners[i];
@@ -169,7 +169,8 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
     }
     wait_phase(slots, result, roots, t0, t0 + to_duration(options.timeout_seconds), options);
 
-    if (options.force) {
+    const auto interrupted = [&] { return options.interrupted && options.interrupted(); };
+    if (options.force && !interrupted()) {
         std::vector<Slot> survivors;
         for (Slot& slot : slots) {
             if (slot.waiting) survivors.push_back(std::move(slot));
@@ -190,7 +191,10 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
             continue;
         }
         target.outcome = Outcome::survived;
-        target.note = survivor_note(live->state, options, slot.sent_kill);
+        target.note = interrupted() ? std::string(
+                                          "interrupted before it exited; nothing more "
+                                          "was sent")
+                                    : survivor_note(live->state, options, slot.sent_kill);
     }
     result.seconds = since(start, Clock::now());
     return result;

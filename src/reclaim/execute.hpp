@@ -44,6 +44,10 @@ struct ExecuteOptions {
     // Called about every 200 ms while waiting (terminal progress): targets left and
     // seconds until escalation (or until giving up).
     std::function<void(std::size_t left, double seconds_to_next_step)> progress;
+    // Asked while waiting: true stops the wait at once and sends nothing more (no
+    // escalation); targets still running are `survived` with an "interrupted" note.
+    // The caller (Ctrl-C during `gpukill kill`) then records what was sent.
+    std::function<bool()> interrupted;
     // false: never use pidfds, signal with kill() after a start-time check, as on kernels
     // before 5.3 (where pidfd_open gives ENOSYS, this happens by itself). For tests.
     bool use_pidfd = true;

@@ -28,7 +28,8 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
 }  // namespace
 
 void wait_for_exits(std::vector<WaitEntry>& entries, Clock::time_point deadline,
-                    const HostRoots& roots, const WaitProgress& progress) {
+                    const HostRoots& roots, const WaitProgress& progress,
+                    const std::function<bool()>& stop) {
     std::vector<pollfd> fds;
     std::vector<std::size_t> fd_owner;  // index into entries for each pollfd
     std::vector<std::size_t> unpollable;
@@ -55,6 +56,7 @@ void wait_for_exits(std::vector<WaitEntry>& entries, Clock::time_point deadline,
     };
 
     while (left > 0) {
+        if (stop && stop()) return;
         Clock::time_point now = Clock::now();
         if (progress && now >= next_progress) {
             progress(left, std::max(0.0, seconds_between(now, deadline)));

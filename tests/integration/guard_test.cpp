@@ -261,6 +261,55 @@ TEST(GuardRun, AProtectedProcessBreakingEveryRuleSurvivesEnforcement) {
     EXPECT_EQ((*d)["verdict"], "protected");
 }
 
+// The workers enforcement takes along with a target (reason holds_same_gpu) are checked
+// against the policy's protected section like the target itself.
+TEST(GuardRun, AWorkerThePolicyProtectsSurvivesItsParentsTermination) {
+    SimulatedHost host;
+    GuardFiles files(host);
+    Workload job = host.run({"--gpu", "1", "--mem", "4G", "--workers", "2", "--name", "trainer"});
+    ASSERT_EQ(job.workers().size(), 2u);
+    const pid_t kept = job.workers()[1];
+    const std::string policy =
+        files.write("guard.yaml",
+                    "mode: enforce\ngpus:\n  1: {allowed_users: [nobody-at-all], action: "
+                    "terminate, grace_period: 0s}\nprotected:\n  pids: [" +
+                        std::to_string(kept) + "]\n");
+    CommandResult test = host.gpukill({"guard", "test", "--policy", policy, "--json"}, files.env());
+    ASSERT_EQ(test.exit_code, 0) << test.err;
+    const nlohmann::json tested = parse_json(test);
+    const nlohmann::json* shown = decision(tested, kept, "gpus.1.allowed_users");
+    ASSERT_NE(shown, nullptr) << test.out;
+    EXPECT_EQ((*shown)["verdict"], "protected");
+
+    CommandResult r = host.gpukill({"guard", "run", "--once", "--policy", policy}, files.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_FALSE(process_alive(job.pid())) << r.out;
+    EXPECT_FALSE(process_alive(job.workers()[0])) << r.out;
+    EXPECT_TRUE(process_alive(kept)) << r.out;
+    bool refused = false;
+    for (const auto& record : audit_records(files, "refused")) {
+        if (record["pid"] == kept) refused = record["kind"] == "protected_process";
+    }
+    for (const auto& record : audit_records(files, "signalled")) {
+        EXPECT_NE(record["target"]["pid"], kept) << record.dump();
+    }
+    EXPECT_TRUE(refused) << r.out;
+}
+
+// A pattern the engine cannot honour exactly is refused where policies are checked.
+TEST(GuardCheck, AnOverflowingRepeatCountIsRefused) {
+    SimulatedHost host;
+    GuardFiles files(host);
+    const std::string policy =
+        files.write("guard.yaml",
+                    "mode: enforce\nrules:\n  - {name: o, kind: orphaned, pattern: "
+                    "'x{4294967296}', action: kill}\n");
+    CommandResult check = host.gpukill({"guard", "check", policy}, files.env());
+    EXPECT_EQ(check.exit_code, 3) << check.out << check.err;
+    EXPECT_NE(check.err.find("repeat count 4294967296"), std::string::npos) << check.err;
+    EXPECT_NE(check.err.find(policy + ":3:"), std::string::npos) << check.err;
+}
+
 TEST(GuardEdit, CompatibleFlagsEditThePolicyInPlaceAndKeepItsComments) {
     SimulatedHost host;
     GuardFiles files(host);

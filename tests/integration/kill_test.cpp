@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "support.hpp"
@@ -225,6 +226,74 @@ TEST(Kill, ABatchByNameTakesEveryMatchAndOnlyThem) {
     for (const Workload& job : jobs) EXPECT_FALSE(process_alive(job.pid()));
     EXPECT_TRUE(process_alive(other.pid()));
     EXPECT_EQ(used(host, 1), 0u);
+}
+
+// std::regex once read these repeat counts as overflowed ones and matched every holder.
+TEST(Kill, AFilterThatCannotBeCompiledExactlyIsRefusedAndSignalsNothing) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "256M", "--name", "trainer"});
+    for (const std::string pattern :
+         {"x{4294967296}", "q{18446744073709551616}", "q{2147483648,}", "(a)\\1"}) {
+        CommandResult r = host.gpukill({"kill", "--filter", pattern, "--batch", "--force"});
+        EXPECT_EQ(r.exit_code, 3) << pattern << ": " << r.out << r.err;
+        EXPECT_NE(r.err.find("invalid --filter"), std::string::npos) << pattern << ": " << r.err;
+        EXPECT_TRUE(process_alive(job.pid())) << pattern;
+    }
+    // A pattern that backtracking engines take minutes on is answered at once.
+    CommandResult slow = host.gpukill({"kill", "--filter", "(a|a)*$x", "--batch", "--dry-run"});
+    EXPECT_EQ(slow.exit_code, 0) << slow.out << slow.err;
+    EXPECT_TRUE(process_alive(job.pid()));
+}
+
+// The system call a process sleeps in: the first field of /proc/PID/syscall.
+std::optional<long> current_syscall(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/syscall");
+    long number = -1;
+    if (!(in >> number)) return std::nullopt;
+    return number;
+}
+
+// Ctrl-C after the first signal: gpukill stops waiting and escalating, and the audit log
+// still says what was sent (it once held only `planned`).
+TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "reads x86-64 system call numbers from /proc/PID/syscall";
+#endif
+    constexpr long kRtSigsuspend = 130;  // x86-64
+    SimulatedHost host;
+    // It handles SIGTERM by lingering 60 s before it exits: asleep in sigsuspend until
+    // the signal arrives, in a timed sleep after.
+    Workload slow = host.run({"--gpu", "0", "--mem", "1G", "--term-delay", "60"});
+    const std::string pid = std::to_string(slow.pid());
+    // exec: the signal below reaches gpukill itself; stderr to /dev/null, since a
+    // RunningCommand's stderr is closed and the interrupt note would end it by SIGPIPE.
+    RunningCommand kill({"/bin/sh", "-c",
+                         "exec " + std::string(GPUKILL_BIN) + " kill --pid " + pid +
+                             " --force --timeout-secs 60 2>/dev/null"},
+                        host.env());
+    bool term_arrived = false;
+    for (int i = 0; i < 1000 && !term_arrived; ++i) {  // bounded: 10 s
+        auto call = current_syscall(slow.pid());
+        term_arrived = call && *call != kRtSigsuspend;
+        if (!term_arrived) usleep(10'000);
+    }
+    ASSERT_TRUE(term_arrived) << "SIGTERM never reached the workload";
+    kill.send_signal(SIGINT);
+    EXPECT_EQ(kill.wait(), 130);
+    EXPECT_TRUE(process_alive(slow.pid()));  // no SIGKILL after the interrupt
+
+    std::ifstream log(host.env().at("GPUKILL_STATE_DIR") + "/audit.jsonl");
+    std::vector<std::string> events;
+    nlohmann::json result;
+    for (std::string line; std::getline(log, line);) {
+        auto record = nlohmann::json::parse(line);
+        events.push_back(record["event"]);
+        if (record["event"] == "result") result = record;
+    }
+    EXPECT_EQ(events, (std::vector<std::string>{"planned", "signalled", "result"}));
+    EXPECT_EQ(result["target"]["pid"], slow.pid());
+    EXPECT_EQ(result["signals_sent"], nlohmann::json::array({"SIGTERM"}));
+    EXPECT_EQ(result["outcome"], "survived");
 }
 
 TEST(Kill, EveryActionIsInTheAuditLog) {

@@ -1,6 +1,9 @@
 // `gpukill list` against real gpusim workloads: what was started is what is listed.
 #include <dlfcn.h>
+#include <unistd.h>
+
 #include <signal.h>
+#include <cerrno>
 
 #include <gtest/gtest.h>
 
@@ -20,6 +23,56 @@ const nlohmann::json* find_process(const nlohmann::json& doc, pid_t pid) {
         if (p["pid"] == pid) return &p;
     }
     return nullptr;
+}
+
+// Any user can name a process with bytes that are not UTF-8 (exec -a): every JSON
+// document is still written, with U+FFFD in their place.
+TEST(List, ANameThatIsNotUtf8IsWrittenAsReplacementCharacters) {
+    SimulatedHost host;
+    Workload odd = host.run({"--gpu", "0", "--mem", "1G", "--name", "py\xff\xfethon"});
+    CommandResult r = host.gpukill({"list", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(r.out);
+    const nlohmann::json* entry = find_process(doc, odd.pid());
+    ASSERT_NE(entry, nullptr) << r.out;
+    EXPECT_EQ((*entry)["name"], "py\xef\xbf\xbd\xef\xbf\xbdthon");
+    CommandResult plan =
+        host.gpukill({"kill", "--pid", std::to_string(odd.pid()), "--dry-run", "--json"});
+    EXPECT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_FALSE(nlohmann::json::parse(plan.out, nullptr, false).is_discarded()) << plan.out;
+}
+
+// A result that could not be written is a failure, whatever the command.
+TEST(List, OutputThatCannotBeWrittenIsAnErrorNotASilentSuccess) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "1G"});
+    for (const std::string args : {"list --json", "list", "list --details", "audit --actions"}) {
+        CommandResult full = run_command(
+            {"/bin/sh", "-c", std::string(GPUKILL_BIN) + " " + args + " >/dev/full"}, host.env());
+        EXPECT_EQ(full.exit_code, 1) << args << ": " << full.err;
+        EXPECT_NE(full.err.find("gpukill: the output could not be written to stdout"),
+                  std::string::npos)
+            << args << ": " << full.err;
+        CommandResult closed = run_command(
+            {"/bin/sh", "-c", std::string(GPUKILL_BIN) + " " + args + " >&-"}, host.env());
+        EXPECT_EQ(closed.exit_code, 1) << args << ": " << closed.err;
+    }
+}
+
+// A process whose fd directory lists but whose links cannot be read (PID 1 in a
+// container, even for root) was not seen, and the listing says so.
+TEST(List, AProcessWhoseFdLinksCannotBeReadMakesTheViewIncomplete) {
+    char target[256];
+    errno = 0;
+    if (::readlink("/proc/1/fd/0", target, sizeof target) >= 0 || errno != EACCES) {
+        GTEST_SKIP() << "PID 1's fd links are readable here";
+    }
+    SimulatedHost host;
+    CommandResult r = host.gpukill({"list", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(r.out);
+    EXPECT_GE(doc["visibility"]["processes_denied"].get<int>(), 1) << r.out;
+    EXPECT_EQ(doc["visibility"]["complete"], false) << r.out;
 }
 
 TEST(List, AnIdleSimulatedHostShowsItsGpusAndNoProcesses) {
