@@ -26,6 +26,12 @@ int executed_plan_exit_code(const reclaim::KillPlan& plan,
         })) {
         return kill_exit::survivors;
     }
+    // gpukill's own trouble (no descriptors left): not the caller's permission.
+    if (std::any_of(results.begin(), results.end(), [](const reclaim::TargetResult& r) {
+            return r.outcome == reclaim::Outcome::failed;
+        })) {
+        return exit_code::failure;
+    }
     const bool denied_at_run_time = std::any_of(
         results.begin(), results.end(),
         [](const reclaim::TargetResult& r) { return r.outcome == reclaim::Outcome::refused; });

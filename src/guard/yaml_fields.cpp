@@ -231,6 +231,7 @@ Result<std::chrono::seconds> parse_duration(std::string_view text) {
     // Ten years: anything longer is a typo, and the sum below cannot overflow.
     constexpr std::int64_t kMaxSeconds = 10LL * 366 * 24 * 3600;
     std::int64_t total = 0;
+    std::int64_t previous_unit = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
         std::int64_t value = 0;
@@ -262,6 +263,11 @@ Result<std::chrono::seconds> parse_duration(std::string_view text) {
             }
             ++pos;
         }
+        // Each unit once, largest first (1h30m, not 1h1h or 30m1h): a repeat is a typo.
+        if (previous_unit != 0 && unit >= previous_unit) {
+            return bad("units must go from largest to smallest, each once (e.g. 1h30m)");
+        }
+        previous_unit = unit;
         total += value * unit;
         if (total > kMaxSeconds) return bad("too long");
     }

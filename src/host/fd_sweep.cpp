@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <expected>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -122,15 +123,17 @@ void resolve_drm_parents(const HostRoots& roots, std::vector<DeviceHolder>& hold
 namespace {
 
 // The start time of the process whose /proc/PID/fd directory `fd_dir` is.
-std::optional<std::uint64_t> start_time_beside(int fd_dir) {
+// The start time, or the errno that prevented reading it (ESRCH: gone meanwhile).
+std::expected<std::uint64_t, int> start_time_beside(int fd_dir) {
     const int stat_fd = ::openat(fd_dir, "../stat", O_RDONLY | O_CLOEXEC);
-    if (stat_fd < 0) return std::nullopt;
+    if (stat_fd < 0) return std::unexpected(errno);
     const UniqueFd owner(stat_fd);
     char text[1024];
     const ssize_t n = ::read(stat_fd, text, sizeof text - 1);
-    if (n <= 0) return std::nullopt;
+    if (n < 0) return std::unexpected(errno);
+    if (n == 0) return std::unexpected(ESRCH);
     auto stat = parse_proc_stat(std::string_view(text, static_cast<std::size_t>(n)));
-    if (!stat) return std::nullopt;
+    if (!stat) return std::unexpected(ESRCH);  // a reaped process reads as empty or cut
     return stat->start_time_ticks;
 }
 
@@ -206,7 +209,8 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
         // to the process whose fds were read, so a reused PID cannot lend its identity.
         auto start_time = start_time_beside(fd_dir);
         if (!start_time) {
-            ++result.processes_vanished;
+            // Out of descriptors here hid every holder while reporting a complete view.
+            count_unread(result, start_time.error());
             return;
         }
 

@@ -63,7 +63,7 @@ void signal_all(std::vector<Slot>& slots, ExecuteResult& result, const HostRoots
                 slot.waiting = false;
                 break;
             case SendStatus::failed:
-                target.outcome = Outcome::refused;
+                target.outcome = Outcome::failed;
                 target.note =
                     "could not send " + signal_name(signal) + ": " + std::strerror(sent.error);
                 slot.waiting = false;
@@ -121,6 +121,8 @@ const char* to_string(Outcome outcome) {
             return "refused";
         case Outcome::gone:
             return "gone";
+        case Outcome::failed:
+            return "failed";
     }
     return "unknown";
 }
@@ -151,7 +153,7 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
                 target.outcome = Outcome::exited;
                 break;
             case BindStatus::failed:
-                target.outcome = Outcome::refused;
+                target.outcome = Outcome::failed;
                 target.note = "could not bind to the process: " + binding.note;
                 break;
         }

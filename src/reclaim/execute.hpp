@@ -23,6 +23,7 @@ enum class Outcome {
     survived,    // still alive when gpukill gave up
     refused,     // not signalled: see the plan's refusals, or its identity changed
     gone,        // the PID was gone or belonged to another process at binding time
+    failed,      // not signalled: gpukill itself could not (out of descriptors or memory)
 };
 const char* to_string(Outcome outcome);
 

@@ -52,7 +52,10 @@ Binding bind_process(const ProcessIdentity& identity, const HostRoots& roots, bo
     }
     const StatRead read = read_stat(roots, identity.pid);
     if (read.error) {
-        binding.note = read.error->what;
+        binding.note = read.error->errno_value == EMFILE || read.error->errno_value == ENFILE
+                           ? "gpukill ran out of file descriptors (" + read.error->what +
+                                 "); raise the limit (ulimit -n) and try again"
+                           : read.error->what;
         return binding;
     }
     if (!read.stat) {

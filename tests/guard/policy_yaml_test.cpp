@@ -214,6 +214,9 @@ TEST(PolicyYaml, DurationsReadAsPeopleWriteThem) {
     EXPECT_EQ(parse_duration("2d"), std::chrono::seconds(2 * 86400));
     EXPECT_FALSE(parse_duration("5 m"));
     EXPECT_FALSE(parse_duration("5m30"));
+    EXPECT_FALSE(parse_duration("1h1h"));  // once accepted as 2h
+    EXPECT_FALSE(parse_duration("30m1h"));
+    EXPECT_EQ(parse_duration("1d2h3m4s"), std::chrono::seconds(86400 + 7200 + 180 + 4));
     EXPECT_FALSE(parse_duration("1w"));
     EXPECT_FALSE(parse_duration(""));
 }

@@ -75,6 +75,25 @@ TEST(List, AProcessWhoseFdLinksCannotBeReadMakesTheViewIncomplete) {
     EXPECT_EQ(doc["visibility"]["complete"], false) << r.out;
 }
 
+// Out of file descriptors (ulimit -n), a listing either shows the holder or says that
+// it could not see everything: never "No process holds a GPU" as if complete.
+TEST(List, RunningOutOfDescriptorsIsReportedNotHidden) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2"});
+    for (int limit = 4; limit <= 12; ++limit) {
+        CommandResult r = run_command({"/bin/sh", "-c",
+                                       "ulimit -n " + std::to_string(limit) + "; exec " +
+                                           std::string(GPUKILL_BIN) + " list --json 2>/dev/null"},
+                                      host.env());
+        if (r.exit_code != 0) continue;  // refusing to answer is honest too
+        auto doc = nlohmann::json::parse(r.out, nullptr, false);
+        ASSERT_FALSE(doc.is_discarded()) << limit << ": " << r.out;
+        const bool shown = find_process(doc, job.pid()) != nullptr;
+        EXPECT_TRUE(shown || doc["visibility"]["complete"] == false)
+            << "ulimit -n " << limit << ": " << doc["visibility"].dump();
+    }
+}
+
 TEST(List, AnIdleSimulatedHostShowsItsGpusAndNoProcesses) {
     SimulatedHost host;
     auto doc = host.list_json();
