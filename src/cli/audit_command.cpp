@@ -2,7 +2,6 @@
 // --actions (the action log); rogue flags go to run_rogue. Reading only: nothing here
 // writes the history or the log.
 #include "cli/audit_command.hpp"
-#include "model/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -18,19 +17,16 @@
 #include "audit/usage_summary.hpp"
 #include "cli/audit_actions_view.hpp"
 #include "cli/audit_history_view.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/rogue_command.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
 
 // A century of hours: more is a typo, and the window's start would underflow.
 constexpr double kMaxAuditHours = 24.0 * 36'500;
-
-int print_error(const std::string& message, int code) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-    return code;
-}
 
 // Permission problems get their own exit code, as everywhere in gpukill.
 int error_code_for(const Error& error) {

@@ -1,5 +1,7 @@
 #include "cli/guard_cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <cstdio>
 
 #include "backends/registry.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/guard_inputs.hpp"
 #include "cli/guard_report.hpp"
@@ -21,11 +24,6 @@
 
 namespace gpukill::cli {
 namespace {
-
-int usage_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-    return exit_code::invalid_arguments;
-}
 
 // `gpukill guard check FILE`: the whole file is read as guard run would read it.
 int run_check(const std::string& path) {

@@ -1,5 +1,7 @@
 #include "cli/guard_edit.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 
 #include "audit/audit_log.hpp"
 #include "audit/syslog_line.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "guard/atomic_file.hpp"
 #include "guard/guard_records.hpp"
@@ -21,11 +24,6 @@
 
 namespace gpukill::cli {
 namespace {
-
-int usage_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-    return exit_code::invalid_arguments;
-}
 
 // --guard-memory-limit 8 is 8 GiB (gpu-kill's "GB"); 8G, 512M as everywhere else.
 Result<std::uint64_t> memory_size(const std::string& text) {

@@ -7,9 +7,8 @@
 #include "audit/reclaim_records.hpp"
 #include "discovery/discover.hpp"
 #include "host/process_table.hpp"
-#include "reclaim/execute.hpp"
+#include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
-#include "reclaim/verify.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -94,29 +93,28 @@ std::vector<EnforcedAction> enforce_due_actions(const EnforceInputs& inputs,
         reclaim::KillPlan plan = plan_for(snapshot, *table, safety, group, out);
         if (plan.targets.empty()) continue;
         inputs.audit(audit::plan_records(who, plan));
-        const double timeout = static_cast<double>(inputs.terminate_timeout.count());
-        reclaim::ExecuteOptions options{
-            .first_signal = verdict == Verdict::kill ? SIGKILL : SIGTERM,
-            .timeout_seconds = verdict == Verdict::kill ? 5.0 : timeout,
-            .force = verdict == Verdict::terminate,
-            .kill_timeout_seconds = 5.0};
-        reclaim::ExecuteResult executed = reclaim::execute_plan(plan, roots, options);
-        inputs.audit(audit::execution_records(who, executed));
-        std::vector<pid_t> target_pids;
-        bool any_ended = false;
-        for (const reclaim::TargetResult& result : executed.targets) {
-            target_pids.push_back(result.target.identity.pid);
-            any_ended |= result.outcome == reclaim::Outcome::exited ||
-                         result.outcome == reclaim::Outcome::terminated ||
-                         result.outcome == reclaim::Outcome::killed;
-        }
-        if (any_ended) {
-            auto releases = reclaim::verify_release(
-                plan, target_pids, [&] { return discover_gpus(inputs.backends); },
-                reclaim::VerifyOptions{.timeout_seconds = 10},
-                [&] { return discover(roots, inputs.backends); });
-            inputs.audit(audit::verification_records(who, releases));
-        }
+        const auto seconds = [](std::chrono::seconds s) { return static_cast<double>(s.count()); };
+        const double kill_timeout = seconds(inputs.kill_timeout);
+        const reclaim::ActOptions act{
+            .execute = {.first_signal = verdict == Verdict::kill ? SIGKILL : SIGTERM,
+                        .timeout_seconds = verdict == Verdict::kill
+                                               ? kill_timeout
+                                               : seconds(inputs.terminate_timeout),
+                        .force = verdict == Verdict::terminate,
+                        .kill_timeout_seconds = kill_timeout},
+            .verify = {.timeout_seconds = seconds(inputs.verify_timeout)}};
+        const reclaim::ActOutcome done = reclaim::act_and_verify(
+            plan, roots, act,
+            {.gpus = [&] { return discover_gpus(inputs.backends); },
+             .full = [&] { return discover(roots, inputs.backends); }},
+            {.executed = [&](const auto& e) { inputs.audit(audit::execution_records(who, e)); },
+             .verified =
+                 [&](const auto& releases) {
+                     if (!releases.empty()) {
+                         inputs.audit(audit::verification_records(who, releases));
+                     }
+                 }});
+        const reclaim::ExecuteResult& executed = done.executed;
         for (const DueAction& action : group) {
             const bool reported = std::any_of(out.begin(), out.end(), [&](const EnforcedAction& e) {
                 return e.action.identity == action.identity;

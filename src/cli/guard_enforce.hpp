@@ -35,7 +35,10 @@ struct EnforceInputs {
     // gpukill's list joined with the policy's (guard/protection.hpp): every target the
     // plan holds is checked against it, the workers it takes along too.
     reclaim::ProtectedList protected_list;
+    // The policy's terminate_timeout, kill_timeout and verify_timeout.
     std::chrono::seconds terminate_timeout{10};
+    std::chrono::seconds kill_timeout{5};
+    std::chrono::seconds verify_timeout{10};
     // Receives the reclaim engine's audit records of each step (plan, signals, results,
     // verification), in order.
     std::function<void(const std::vector<nlohmann::ordered_json>&)> audit;

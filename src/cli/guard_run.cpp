@@ -198,6 +198,8 @@ class GuardRunner {
             .backends = backends_,
             .protected_list = guard::protection_for_actions(policy_.policy, protected_list_),
             .terminate_timeout = policy_.policy.terminate_timeout,
+            .kill_timeout = policy_.policy.kill_timeout,
+            .verify_timeout = policy_.policy.verify_timeout,
             .audit = [this](const auto& records) { append(records); }};
         for (const EnforcedAction& done : enforce_due_actions(inputs, snapshot, due, who())) {
             append({guard::guard_action_record(who(), mode, done.action.verdict,

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "backends/registry.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/kill_audit.hpp"
 #include "cli/kill_exit.hpp"
@@ -18,18 +19,12 @@
 #include "host/process_table.hpp"
 #include "model/byte_size.hpp"
 #include "model/json_text.hpp"
-#include "reclaim/execute.hpp"
+#include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
 #include "reclaim/select.hpp"
-#include "reclaim/verify.hpp"
 
 namespace gpukill::cli {
 namespace {
-
-int usage_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-    return exit_code::invalid_arguments;
-}
 
 // Live progress on a terminal only: scripts and --json get none of it.
 std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool force) {
@@ -148,46 +143,35 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
         fmt::print(stderr, "gpukill: interrupted before any signal was sent\n");
         return exit_code::interrupted;
     }
-    bool show_progress = !options.json && isatty(STDERR_FILENO) == 1;
-    reclaim::ExecuteOptions execute{
-        .first_signal = *first_signal,
-        .timeout_seconds = options.timeout_seconds,
-        .force = options.force,
-        .kill_timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 1,
-        .progress = terminal_progress(show_progress, options.force),
-        .interrupted = [] { return InterruptCatcher::caught(); }};
-    reclaim::ExecuteResult executed = reclaim::execute_plan(*plan, global.roots, execute);
-    if (show_progress) fmt::print(stderr, "\r\x1b[K");
-    audit.executed(executed);
-    if (InterruptCatcher::caught()) {
-        report.results = &executed.targets;
+    const bool show_progress = !options.json && isatty(STDERR_FILENO) == 1;
+    const reclaim::ActOptions act{
+        .execute = {.first_signal = *first_signal,
+                    .timeout_seconds = options.timeout_seconds,
+                    .force = options.force,
+                    .kill_timeout_seconds =
+                        options.timeout_seconds > 0 ? options.timeout_seconds : 1,
+                    .progress = terminal_progress(show_progress, options.force),
+                    .interrupted = [] { return InterruptCatcher::caught(); }},
+        .verify = {.timeout_seconds = options.verify_timeout_seconds}};
+    reclaim::ActOutcome done = reclaim::act_and_verify(
+        *plan, global.roots, act,
+        {.gpus = [&] { return discover_gpus(backends); },
+         .full = [&] { return discover(global.roots, backends); }},
+        {.executed =
+             [&](const reclaim::ExecuteResult& executed) {
+                 if (show_progress) fmt::print(stderr, "\r\x1b[K");
+                 audit.executed(executed);
+             },
+         .verified = [&](const auto& releases) { audit.verified(releases); }});
+    report.results = &done.executed.targets;
+    if (done.interrupted) {
         report.exit_code = exit_code::interrupted;
         print_report(report, options.json);
         fmt::print(stderr, "gpukill: interrupted; the signals sent are in the audit log\n");
         return report.exit_code;
     }
-
-    std::vector<pid_t> target_pids;
-    bool any_ended = false;
-    for (const reclaim::TargetResult& result : executed.targets) {
-        target_pids.push_back(result.target.identity.pid);
-        any_ended |= result.outcome == reclaim::Outcome::exited ||
-                     result.outcome == reclaim::Outcome::terminated ||
-                     result.outcome == reclaim::Outcome::killed;
-    }
-    // Nothing ended, nothing can come back: do not wait out the verify timeout.
-    std::vector<reclaim::GpuRelease> releases =
-        any_ended ? reclaim::verify_release(
-                        *plan, target_pids, [&] { return discover_gpus(backends); },
-                        reclaim::VerifyOptions{.timeout_seconds = options.verify_timeout_seconds},
-                        [&] { return discover(global.roots, backends); })
-                  : std::vector<reclaim::GpuRelease>{};
-    reclaim::note_unreaped_zombies(executed.targets, global.roots);
-    audit.verified(releases);
-
-    report.results = &executed.targets;
-    report.releases = &releases;
-    report.exit_code = executed_plan_exit_code(*plan, executed.targets, releases);
+    report.releases = &done.releases;
+    report.exit_code = executed_plan_exit_code(*plan, done.executed.targets, done.releases);
     print_report(report, options.json);
     if (!audit.ok()) fmt::print(stderr, "gpukill: warning: {}\n", audit.problem());
     return report.exit_code;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "backends/registry.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/history_recorder.hpp"
 #include "cli/snapshot_table.hpp"
@@ -18,10 +19,6 @@
 
 namespace gpukill::cli {
 namespace {
-
-void print_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-}
 
 // One frame: a snapshot reduced to what the user asked for, rendered. The whole
 // snapshot goes to the usage history first, when `history` is given.

@@ -28,6 +28,10 @@ void ResetAudit::reclaim_executed(const reclaim::ExecuteResult& executed) {
     append_all(audit::execution_records(trail_.who(), executed));
 }
 
+void ResetAudit::reclaim_verified(const std::vector<reclaim::GpuRelease>& releases) {
+    append_all(audit::verification_records(trail_.who(), releases));
+}
+
 void ResetAudit::result(const reclaim::ResetGpu& gpu, const reclaim::ResetAttempt& attempt,
                         const std::optional<reclaim::ResetCheck>& check) {
     append_all({audit::reset_result_record(trail_.who(), gpu, attempt, check)});

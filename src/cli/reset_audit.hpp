@@ -13,6 +13,7 @@
 #include "reclaim/reset_exec.hpp"
 #include "reclaim/reset_plan.hpp"
 #include "reclaim/reset_verify.hpp"
+#include "reclaim/verify.hpp"
 
 namespace gpukill::cli {
 
@@ -25,6 +26,7 @@ class ResetAudit {
                  const std::vector<pid_t>& holders);
     void reclaim_planned(const reclaim::KillPlan& plan);
     void reclaim_executed(const reclaim::ExecuteResult& executed);
+    void reclaim_verified(const std::vector<reclaim::GpuRelease>& releases);
     void result(const reclaim::ResetGpu& gpu, const reclaim::ResetAttempt& attempt,
                 const std::optional<reclaim::ResetCheck>& check);
 

@@ -2,7 +2,6 @@
 // The steps live in src/reclaim (reset_plan, reset_facts, reset_exec, reset_verify) and
 // the reclaim engine; this file sequences them, audits each step and renders the report.
 #include "cli/reset_command.hpp"
-#include "model/json_text.hpp"
 
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <set>
 
 #include "backends/registry.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/reset_audit.hpp"
 #include "cli/reset_exit.hpp"
@@ -22,6 +22,8 @@
 #include "discovery/discover.hpp"
 #include "discovery/gpu_selector.hpp"
 #include "host/process_table.hpp"
+#include "model/json_text.hpp"
+#include "reclaim/act_and_verify.hpp"
 #include "reclaim/execute.hpp"
 #include "reclaim/reset_exec.hpp"
 #include "reclaim/reset_facts.hpp"
@@ -32,11 +34,6 @@
 
 namespace gpukill::cli {
 namespace {
-
-int usage_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-    return exit_code::invalid_arguments;
-}
 
 std::optional<std::string> environment(const char* name) {
     const char* value = std::getenv(name);
@@ -209,16 +206,23 @@ int run_reset(const GlobalOptions& global, const ResetOptions& options,
 
     std::vector<reclaim::TargetResult> reclaimed;
     if (kill_plan) {
-        reclaim::ExecuteOptions execute{
-            .first_signal = SIGTERM,
-            .timeout_seconds = options.timeout_seconds,
-            .force = true,
-            .kill_timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 1,
-            .progress = {}};
-        reclaim::ExecuteResult executed = reclaim::execute_plan(*kill_plan, global.roots, execute);
-        audit.reclaim_executed(executed);
-        reclaim::note_unreaped_zombies(executed.targets, global.roots);
-        reclaimed = std::move(executed.targets);
+        // The same act-and-verify path as kill. The verification takes one reading, no
+        // waiting: memory a reset is for does not come back by waiting, and the record
+        // shows what ending the holders alone gave back before the reset.
+        const reclaim::ActOptions act{
+            .execute = {.first_signal = SIGTERM,
+                        .timeout_seconds = options.timeout_seconds,
+                        .force = true,
+                        .kill_timeout_seconds =
+                            options.timeout_seconds > 0 ? options.timeout_seconds : 1},
+            .verify = {.timeout_seconds = 0}};
+        reclaim::ActOutcome done = reclaim::act_and_verify(
+            *kill_plan, global.roots, act,
+            {.gpus = [&] { return discover_gpus(backends); },
+             .full = [&] { return discover(global.roots, backends); }},
+            {.executed = [&](const auto& executed) { audit.reclaim_executed(executed); },
+             .verified = [&](const auto& releases) { audit.reclaim_verified(releases); }});
+        reclaimed = std::move(done.executed.targets);
         report.reclaim_results = &reclaimed;
         std::vector<pid_t> survivors;
         for (const reclaim::TargetResult& result : reclaimed) {

@@ -1,7 +1,6 @@
 // `gpukill audit --rogue`: every GPU holder judged by the rogue signals
 // (src/audit/rogue), findings reported and appended to the audit log. Reports only.
 #include "cli/rogue_command.hpp"
-#include "model/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -18,10 +17,12 @@
 #include "audit/syslog_line.hpp"
 #include "audit/usage_store.hpp"
 #include "backends/registry.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/rogue_config_command.hpp"
 #include "cli/rogue_table.hpp"
 #include "discovery/discover.hpp"
+#include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -29,10 +30,6 @@ namespace {
 namespace rogue = audit::rogue;
 
 constexpr double kMaxWindowHours = 24.0 * 36'500;  // as `gpukill audit`: a century
-
-void print_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-}
 
 std::int64_t now_unix_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(

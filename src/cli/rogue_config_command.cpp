@@ -9,19 +9,12 @@
 #include "audit/envelope.hpp"
 #include "audit/rogue/rogue_json.hpp"
 #include "audit/syslog_line.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "host/proc_reader.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
-namespace {
-
-void print_error(const std::string& message) {
-    fmt::print(stderr, "gpukill: {}\n", message);
-}
-
-}  // namespace
-
 int rogue_config_error_exit_code(const Error& error) {
     switch (error.errno_value) {
         case 0:

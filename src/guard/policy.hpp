@@ -138,6 +138,10 @@ struct Policy {
     std::chrono::seconds check_interval{30};
     // How long a terminated process has after SIGTERM before SIGKILL.
     std::chrono::seconds terminate_timeout{10};
+    // After SIGKILL, how long enforcement waits for the process to be gone.
+    std::chrono::seconds kill_timeout{5};
+    // After the targets are gone, how long enforcement waits for their memory to be back.
+    std::chrono::seconds verify_timeout{10};
     Enforcement default_enforcement;  // top-level action and grace_period
     Limits defaults;                  // every user not limited otherwise
     Enforcement defaults_enforcement;

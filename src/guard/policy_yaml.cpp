@@ -120,8 +120,9 @@ Result<Policy> read_document(const YamlFields& fields, const YAML::Node& documen
     const Enforcement inherited = policy.default_enforcement;
     auto read = fields.for_each_key(
         document, "policy",
-        {"version", "mode", "check_interval", "terminate_timeout", "action", "grace_period",
-         "defaults", "users", "groups", "gpus", "windows", "rules", "protected"},
+        {"version", "mode", "check_interval", "terminate_timeout", "kill_timeout", "verify_timeout",
+         "action", "grace_period", "defaults", "users", "groups", "gpus", "windows", "rules",
+         "protected"},
         [&](const std::string& key, const YAML::Node&, const YAML::Node& value) -> Result<void> {
             if (key == "version") {
                 auto version = fields.integer(value, "version", 1000);
@@ -134,16 +135,20 @@ Result<Policy> read_document(const YamlFields& fields, const YAML::Node& documen
                 return {};
             }
             if (key == "mode") return read_mode(fields, value, policy);
-            if (key == "check_interval" || key == "terminate_timeout") {
-                auto seconds =
-                    key == "check_interval"
-                        ? read_bounded_duration(fields, value, key, std::chrono::seconds(1),
-                                                std::chrono::seconds(86400))
-                        : read_bounded_duration(fields, value, key, std::chrono::seconds(0),
-                                                std::chrono::seconds(3600));
+            if (key == "check_interval") {
+                auto seconds = read_bounded_duration(fields, value, key, std::chrono::seconds(1),
+                                                     std::chrono::seconds(86400));
                 if (!seconds) return std::unexpected(seconds.error());
-                (key == "check_interval" ? policy.check_interval : policy.terminate_timeout) =
-                    *seconds;
+                policy.check_interval = *seconds;
+                return {};
+            }
+            if (key == "terminate_timeout" || key == "kill_timeout" || key == "verify_timeout") {
+                auto seconds = read_bounded_duration(fields, value, key, std::chrono::seconds(0),
+                                                     std::chrono::seconds(3600));
+                if (!seconds) return std::unexpected(seconds.error());
+                (key == "terminate_timeout" ? policy.terminate_timeout
+                 : key == "kill_timeout"    ? policy.kill_timeout
+                                            : policy.verify_timeout) = *seconds;
                 return {};
             }
             if (is_enforcement_key(key)) return {};  // read above

@@ -296,6 +296,26 @@ TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
     EXPECT_EQ(result["outcome"], "survived");
 }
 
+// Out of file descriptors, a kill either does all of its work or says that gpukill
+// failed (exit 1): never "permission denied" (exit 4) for root, never a silent half.
+TEST(Kill, RunningOutOfDescriptorsIsAFailureNotAPermissionError) {
+    if (geteuid() != 0) GTEST_SKIP() << "as root, exit 4 can only be a misreport";
+    SimulatedHost host;
+    for (int limit = 6; limit <= 12; ++limit) {
+        Workload job = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2"});
+        CommandResult r = run_command(
+            {"/bin/sh", "-c",
+             "ulimit -n " + std::to_string(limit) + "; exec " + std::string(GPUKILL_BIN) +
+                 " kill --pid " + std::to_string(job.pid()) + " --force --timeout-secs 2"},
+            host.env());
+        EXPECT_NE(r.exit_code, 4) << "ulimit -n " << limit << ": " << r.out << r.err;
+        if (r.exit_code == 0) {
+            EXPECT_FALSE(process_alive(job.pid())) << limit;
+            for (pid_t worker : job.workers()) EXPECT_FALSE(process_alive(worker)) << limit;
+        }
+    }
+}
+
 TEST(Kill, EveryActionIsInTheAuditLog) {
     SimulatedHost host;
     std::string state = host.root() + "/../state";

@@ -1,0 +1,36 @@
+#include "reclaim/act_and_verify.hpp"
+
+#include <algorithm>
+
+namespace gpukill::reclaim {
+
+bool ended(const TargetResult& result) {
+    return result.outcome == Outcome::exited || result.outcome == Outcome::terminated ||
+           result.outcome == Outcome::killed;
+}
+
+ActOutcome act_and_verify(const KillPlan& plan, const HostRoots& roots, const ActOptions& options,
+                          const ActReaders& readers, const ActRecorder& recorder) {
+    ActOutcome outcome;
+    outcome.executed = execute_plan(plan, roots, options.execute);
+    if (recorder.executed) recorder.executed(outcome.executed);
+    outcome.interrupted = options.execute.interrupted && options.execute.interrupted();
+    if (outcome.interrupted) return outcome;
+
+    const bool any_ended =
+        std::any_of(outcome.executed.targets.begin(), outcome.executed.targets.end(), ended);
+    // Nothing ended, nothing can come back: do not wait out the verify timeout.
+    if (any_ended) {
+        std::vector<pid_t> target_pids;
+        for (const TargetResult& result : outcome.executed.targets) {
+            target_pids.push_back(result.target.identity.pid);
+        }
+        outcome.releases =
+            verify_release(plan, target_pids, readers.gpus, options.verify, readers.full);
+    }
+    note_unreaped_zombies(outcome.executed.targets, roots);
+    if (recorder.verified) recorder.verified(outcome.releases);
+    return outcome;
+}
+
+}  // namespace gpukill::reclaim
