@@ -29,54 +29,54 @@ struct ScenarioProblem {
     std::string what;
 };
 
-[[noreturn]] void problem(const YAML::Node& at, std::string what) {
+[[noreturn]] void scenario_problem(const YAML::Node& at, std::string what) {
     throw ScenarioProblem{at.Mark(), std::move(what)};
 }
 
 std::string scalar_text(const YAML::Node& node, std::string_view expected) {
-    if (!node.IsScalar()) problem(node, "expected " + std::string(expected));
+    if (!node.IsScalar()) scenario_problem(node, "expected " + std::string(expected));
     return node.Scalar();
 }
 
 // Rejects keys the schema does not know and keys given twice.
 template <class Known>
 void check_keys(const YAML::Node& map, std::string_view where, const Known& known) {
-    if (!map.IsMap()) problem(map, "expected a mapping for " + std::string(where));
+    if (!map.IsMap()) scenario_problem(map, "expected a mapping for " + std::string(where));
     std::set<std::string> seen;
     for (const auto& entry : map) {
         const std::string key = scalar_text(entry.first, "a key");
         if (!known.contains(key)) {
-            problem(entry.first, "unknown key '" + key + "' in " + std::string(where));
+            scenario_problem(entry.first, "unknown key '" + key + "' in " + std::string(where));
         }
-        if (!seen.insert(key).second) problem(entry.first, "duplicate key '" + key + "'");
+        if (!seen.insert(key).second) scenario_problem(entry.first, "duplicate key '" + key + "'");
     }
 }
 
 template <class T>
 T parse_unsigned(const YAML::Node& node, T max) {
     const std::string text = scalar_text(node, "a number");
-    if (text.starts_with('-')) problem(node, "must not be negative");
+    if (text.starts_with('-')) scenario_problem(node, "must not be negative");
     const bool hex = text.starts_with("0x") || text.starts_with("0X");
     const char* first = text.data() + (hex ? 2 : 0);
     const char* last = text.data() + text.size();
     T value{};
     const auto [end, error] = std::from_chars(first, last, value, hex ? 16 : 10);
     if (error == std::errc::result_out_of_range || (error == std::errc{} && value > max)) {
-        problem(node, "number out of range: " + text);
+        scenario_problem(node, "number out of range: " + text);
     }
     if (error != std::errc{} || end != last || first == last) {
-        problem(node, "expected a whole number, got '" + text + "'");
+        scenario_problem(node, "expected a whole number, got '" + text + "'");
     }
     return value;
 }
 
 double parse_watts(const YAML::Node& node) {
     const std::string text = scalar_text(node, "a number of watts");
-    if (text.starts_with('-')) problem(node, "must not be negative");
+    if (text.starts_with('-')) scenario_problem(node, "must not be negative");
     double value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc{} || end != text.data() + text.size() || value > 100000.0) {
-        problem(node, "expected a number of watts, got '" + text + "'");
+        scenario_problem(node, "expected a number of watts, got '" + text + "'");
     }
     return value;
 }
@@ -85,21 +85,22 @@ bool parse_bool(const YAML::Node& node) {
     const std::string text = scalar_text(node, "true or false");
     if (text == "true" || text == "True" || text == "TRUE") return true;
     if (text == "false" || text == "False" || text == "FALSE") return false;
-    problem(node, "expected true or false, got '" + text + "'");
+    scenario_problem(node, "expected true or false, got '" + text + "'");
 }
 
 std::uint64_t parse_bytes(const YAML::Node& node) {
     const std::string text = scalar_text(node, "a size such as 80G");
     auto bytes = parse_size(text);
-    if (!bytes) problem(node, bytes.error().message);
+    if (!bytes) scenario_problem(node, bytes.error().message);
     return *bytes;
 }
 
 std::string parse_string(const YAML::Node& node, std::size_t buffer_size) {
     std::string text = scalar_text(node, "a string");
-    if (text.empty()) problem(node, "must not be empty");
+    if (text.empty()) scenario_problem(node, "must not be empty");
     if (text.size() >= buffer_size) {
-        problem(node, "longer than NVML's " + std::to_string(buffer_size) + "-byte buffer");
+        scenario_problem(node,
+                         "longer than NVML's " + std::to_string(buffer_size) + "-byte buffer");
     }
     return text;
 }
@@ -109,7 +110,8 @@ Failure parse_failure(const YAML::Node& node) {
     if (text == "none") return Failure::none;
     const Failure failure = failure_from_name(text);
     if (failure == Failure::none) {
-        problem(node, "expected none, not_supported, no_permission or unknown, got '" + text + "'");
+        scenario_problem(
+            node, "expected none, not_supported, no_permission or unknown, got '" + text + "'");
     }
     return failure;
 }
@@ -147,10 +149,11 @@ unsigned parse_architecture(const YAML::Node& node) {
     const std::string text = scalar_text(node, "an architecture such as volta or hopper");
     if (auto known = kNames.find(text); known != kNames.end()) return known->second;
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-        problem(node,
-                "expected an architecture (kepler, maxwell, pascal, volta, turing, ampere, "
-                "ada, hopper, blackwell) or its NVML number, got '" +
-                    text + "'");
+        scenario_problem(
+            node,
+            "expected an architecture (kepler, maxwell, pascal, volta, turing, ampere, "
+            "ada, hopper, blackwell) or its NVML number, got '" +
+                text + "'");
     }
     return parse_unsigned(node, 0xFFFFFFFEU);
 }
@@ -195,7 +198,7 @@ const FieldTable& gpu_fields() {
         {"pci_bus_id",
          [](const YAML::Node& v, GpuSpec& g) {
              const auto address = parse_pci_address(scalar_text(v, "a PCI bus id"));
-             if (!address) problem(v, "expected a PCI bus id such as 00000000:18:00.0");
+             if (!address) scenario_problem(v, "expected a PCI bus id such as 00000000:18:00.0");
              g.pci_bus_id = format_bus_id(*address);
          }},
         {"pci_device_id",
@@ -207,7 +210,7 @@ const FieldTable& gpu_fields() {
         {"memory_total",
          [](const YAML::Node& v, GpuSpec& g) {
              g.memory_total_bytes = parse_bytes(v);
-             if (g.memory_total_bytes == 0) problem(v, "memory_total must be more than 0");
+             if (g.memory_total_bytes == 0) scenario_problem(v, "memory_total must be more than 0");
          }},
         {"memory_reserved",
          [](const YAML::Node& v, GpuSpec& g) { g.memory_reserved_bytes = parse_bytes(v); }},
@@ -259,7 +262,8 @@ GpuSpec parse_gpu(const YAML::Node& map, unsigned index) {
     apply_fields(map, gpu_fields(), gpu);
     if (gpu.memory_reserved_bytes >= gpu.memory_total_bytes) {
         const YAML::Node reserved = map["memory_reserved"];
-        problem(reserved ? reserved : map, "memory_reserved must be less than memory_total");
+        scenario_problem(reserved ? reserved : map,
+                         "memory_reserved must be less than memory_total");
     }
     // Failures last, so `failures:` wins over a value given for the same metric.
     if (const YAML::Node failures = map["failures"]) {
@@ -289,9 +293,10 @@ void check_unique(const YAML::Node& gpus_node, const std::vector<GpuSpec>& gpus)
     std::set<std::string> buses;
     for (std::size_t i = 0; i < gpus.size(); ++i) {
         const YAML::Node at = i < gpus_node.size() ? gpus_node[i] : gpus_node;
-        if (!uuids.insert(gpus[i].uuid).second) problem(at, "duplicate uuid " + gpus[i].uuid);
+        if (!uuids.insert(gpus[i].uuid).second)
+            scenario_problem(at, "duplicate uuid " + gpus[i].uuid);
         if (!buses.insert(gpus[i].pci_bus_id).second) {
-            problem(at, "duplicate pci_bus_id " + gpus[i].pci_bus_id);
+            scenario_problem(at, "duplicate pci_bus_id " + gpus[i].pci_bus_id);
         }
     }
 }
@@ -305,19 +310,22 @@ void resolve_nvlinks(const YAML::Node& gpus_node, std::vector<GpuSpec>& gpus) {
     for (std::size_t i = 0; i < gpus_node.size(); ++i) {
         const YAML::Node links = gpus_node[i]["nvlinks"];
         if (!links) continue;
-        if (!links.IsSequence()) problem(links, "expected a list of GPU indices or PCI bus ids");
-        if (links.size() > kMaxLinks) problem(links, "at most 18 NVLinks per GPU");
+        if (!links.IsSequence())
+            scenario_problem(links, "expected a list of GPU indices or PCI bus ids");
+        if (links.size() > kMaxLinks) scenario_problem(links, "at most 18 NVLinks per GPU");
         std::vector<std::string> remotes;
         for (const YAML::Node& link : links) {
             const std::string text = scalar_text(link, "a GPU index or a PCI bus id");
             std::optional<std::size_t> peer;
             if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
                 peer = parse_unsigned(link, static_cast<unsigned>(kMaxGpus));
-                if (*peer >= gpus.size()) problem(link, "no GPU " + text + " in this scenario");
+                if (*peer >= gpus.size())
+                    scenario_problem(link, "no GPU " + text + " in this scenario");
             } else {
                 const auto address = parse_pci_address(text);
                 if (!address)
-                    problem(link, "expected a GPU index or a PCI bus id, got '" + text + "'");
+                    scenario_problem(link,
+                                     "expected a GPU index or a PCI bus id, got '" + text + "'");
                 const std::string bus_id = format_bus_id(*address);
                 for (std::size_t j = 0; j < gpus.size(); ++j) {
                     if (gpus[j].pci_bus_id == bus_id) peer = j;
@@ -325,7 +333,7 @@ void resolve_nvlinks(const YAML::Node& gpus_node, std::vector<GpuSpec>& gpus) {
                 if (!peer) remotes.push_back(bus_id);  // a switch or another non-GPU device
             }
             if (peer) {
-                if (*peer == i) problem(link, "a GPU cannot be linked to itself");
+                if (*peer == i) scenario_problem(link, "a GPU cannot be linked to itself");
                 gpu_peers[i].push_back(*peer);
                 remotes.push_back(gpus[*peer].pci_bus_id);
             }
@@ -337,10 +345,10 @@ void resolve_nvlinks(const YAML::Node& gpus_node, std::vector<GpuSpec>& gpus) {
             const auto& back = gpu_peers[peer];
             if (std::count(back.begin(), back.end(), i) !=
                 std::count(gpu_peers[i].begin(), gpu_peers[i].end(), peer)) {
-                problem(gpus_node[i]["nvlinks"], "GPU " + std::to_string(i) + " links to GPU " +
-                                                     std::to_string(peer) + ", but GPU " +
-                                                     std::to_string(peer) +
-                                                     " does not list as many links back");
+                scenario_problem(gpus_node[i]["nvlinks"],
+                                 "GPU " + std::to_string(i) + " links to GPU " +
+                                     std::to_string(peer) + ", but GPU " + std::to_string(peer) +
+                                     " does not list as many links back");
             }
         }
     }
@@ -362,11 +370,12 @@ SimConfig parse_root(const YAML::Node& root) {
     const YAML::Node gpus_node = root["gpus"];
     std::size_t listed = 0;
     if (gpus_node) {
-        if (!gpus_node.IsSequence()) problem(gpus_node, "expected a list of GPUs");
+        if (!gpus_node.IsSequence()) scenario_problem(gpus_node, "expected a list of GPUs");
         listed = gpus_node.size();
-        if (listed > kMaxGpus) problem(gpus_node, "at most 64 GPUs");
+        if (listed > kMaxGpus) scenario_problem(gpus_node, "at most 64 GPUs");
         if (gpu_count && *gpu_count < listed) {
-            problem(root["gpu_count"], "gpu_count is smaller than the number of GPUs listed");
+            scenario_problem(root["gpu_count"],
+                             "gpu_count is smaller than the number of GPUs listed");
         }
     }
     // gpu_count GPUs in all: the listed ones first, then default ones.

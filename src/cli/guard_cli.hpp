@@ -4,14 +4,18 @@
 // guard_requested and run_guard.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/global_options.hpp"
 #include "cli/guard_edit.hpp"
+
+// CLI11 stays out of headers: its header is the slowest part of every file including it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace gpukill::cli {
 

@@ -10,13 +10,17 @@
 // (guard_policy_changed).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/global_options.hpp"
+
+// CLI11 stays out of headers: its header is the slowest part of every file including it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace gpukill::cli {
 

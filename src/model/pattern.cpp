@@ -13,7 +13,8 @@
 #include <vector>
 
 namespace gpukill {
-namespace {
+// Named, not anonymous: Pattern::Program (declared in the header) holds these types.
+namespace pattern_program {
 
 using CodePoint = std::uint32_t;
 // A byte that is not part of valid UTF-8 becomes one character above the Unicode range.
@@ -529,14 +530,14 @@ struct Instruction {
     std::uint32_t y = 0;  // split's second target
 };
 
-}  // namespace
+}  // namespace pattern_program
 
 struct Pattern::Program {
-    std::vector<Instruction> code;
-    std::vector<CharClass> classes;
+    std::vector<pattern_program::Instruction> code;
+    std::vector<pattern_program::CharClass> classes;
 };
 
-namespace {
+namespace pattern_program {
 
 Instruction op_of(Op op) {
     return Instruction{.op = op, .x = 0, .y = 0};
@@ -654,7 +655,7 @@ class ThreadSet {
     std::size_t count_ = 0;
 };
 
-}  // namespace
+}  // namespace pattern_program
 
 Pattern::Pattern(std::string source, std::shared_ptr<const Program> program)
     : source_(std::move(source)), program_(std::move(program)) {}
@@ -665,6 +666,7 @@ Pattern& Pattern::operator=(const Pattern&) = default;
 Pattern::~Pattern() = default;
 
 Result<Pattern> Pattern::compile(std::string_view pattern) {
+    using namespace pattern_program;
     Parser parser(pattern);
     bool ignore_case = false;
     auto tree = parser.parse_all(ignore_case);
@@ -684,6 +686,7 @@ Result<Pattern> Pattern::compile(std::string_view pattern) {
 }
 
 bool Pattern::search(std::string_view text) const {
+    using namespace pattern_program;
     const Program& program = *program_;
     std::vector<CodePoint> chars;
     chars.reserve(text.size());

@@ -81,4 +81,12 @@ struct Snapshot {
     std::vector<std::string> warnings;  // one line each
 };
 
+// The GPU with gpukill's index `index`, or null.
+inline const Gpu* find_gpu(const Snapshot& snapshot, unsigned index) {
+    for (const Gpu& gpu : snapshot.gpus) {
+        if (gpu.index == index) return &gpu;
+    }
+    return nullptr;
+}
+
 }  // namespace gpukill

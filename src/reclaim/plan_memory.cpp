@@ -6,13 +6,6 @@
 namespace gpukill::reclaim {
 namespace {
 
-const Gpu* find_gpu(const Snapshot& snapshot, unsigned index) {
-    for (const Gpu& gpu : snapshot.gpus) {
-        if (gpu.index == index) return &gpu;
-    }
-    return nullptr;
-}
-
 const ProcessGpuUse* use_on(const SnapshotProcess& process, unsigned gpu) {
     for (const ProcessGpuUse& use : process.gpus) {
         if (use.gpu_index == gpu) return &use;

@@ -8,13 +8,6 @@
 namespace gpukill::reclaim {
 namespace {
 
-const Gpu* find_gpu(const Snapshot& snapshot, unsigned index) {
-    for (const Gpu& gpu : snapshot.gpus) {
-        if (gpu.index == index) return &gpu;
-    }
-    return nullptr;
-}
-
 std::string label(const Gpu& gpu) {
     return gpu.reading.pci_bus_id ? fmt::format("GPU {} ({})", gpu.index, *gpu.reading.pci_bus_id)
                                   : fmt::format("GPU {}", gpu.index);

