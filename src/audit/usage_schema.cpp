@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <string>
 
+#include "model/quoted_text.hpp"
+
 namespace gpukill::audit {
 namespace {
 
@@ -190,6 +192,19 @@ Result<void> prepare_writable_schema(sqlite::Database& db, std::int64_t now_unix
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
         "PRAGMA journal_size_limit = 8388608; PRAGMA foreign_keys = OFF;",
         kChecking);
+}
+
+Result<void> check_pages(sqlite::Database& db) {
+    auto check = db.prepare("PRAGMA quick_check", kChecking);
+    if (!check) return std::unexpected(check.error());
+    auto row = check->step();
+    if (!row) return std::unexpected(row.error());
+    const std::string verdict = *row ? check->column_text(0) : std::string("no answer");
+    if (verdict == "ok") return {};
+    return fail(
+        fmt::format("{}: the database is corrupt ({}); gpukill will not overwrite it; "
+                    "move it aside to start a new history",
+                    db.path(), terminal_safe(verdict.substr(0, 200))));
 }
 
 Result<void> check_readable_schema(sqlite::Database& db) {

@@ -25,6 +25,28 @@ namespace gpukill::audit {
 namespace {
 
 constexpr const char* kRecording = "cannot record usage history in";
+
+// quick_check reads the whole file, so a writer (every `list`) checks a file this small
+// each time (under ~15 ms) and a larger one at most once an hour; PATH.checked's mtime
+// is the last clean check. A reader (`audit`, run by a person) always checks.
+constexpr std::int64_t kAlwaysCheckBytes = 4LL << 20;
+constexpr std::chrono::hours kCheckInterval{1};
+
+bool page_check_due(const std::string& path, std::int64_t file_bytes) {
+    if (file_bytes <= kAlwaysCheckBytes) return true;
+    struct stat stamp {};
+    if (::lstat((path + ".checked").c_str(), &stamp) != 0 || !S_ISREG(stamp.st_mode)) return true;
+    const auto checked = std::chrono::system_clock::from_time_t(stamp.st_mtim.tv_sec);
+    return std::chrono::system_clock::now() - checked >= kCheckInterval;
+}
+
+// Best effort: a stamp that cannot be written only means the next writer checks again.
+void stamp_page_check(const std::string& path) {
+    UniqueFd stamp(::open((path + ".checked").c_str(),
+                          O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
+                          kStateFileMode));
+    if (stamp) ::futimens(stamp.get(), nullptr);
+}
 constexpr const char* kPruning = "cannot enforce the usage history's retention in";
 
 // Retention deletes run at most this often, whatever the number of writers: the time of
@@ -360,6 +382,10 @@ Result<std::unique_ptr<UsageStore>> UsageStore::open(const std::string& state_di
     if (auto schema = prepare_writable_schema(*db, wall_clock_ms()); !schema) {
         return std::unexpected(schema.error());
     }
+    if (::stat(path.c_str(), &st) == 0 && page_check_due(path, st.st_size)) {
+        if (auto pages = check_pages(*db); !pages) return std::unexpected(pages.error());
+        stamp_page_check(path);
+    }
     return std::make_unique<SqliteUsageStore>(std::move(*db), options);
 }
 
@@ -386,6 +412,7 @@ Result<std::unique_ptr<UsageStore>> UsageStore::open_read_only(const std::string
     auto db = sqlite::Database::open(path, SQLITE_OPEN_READONLY, options.busy_timeout_ms);
     if (!db) return std::unexpected(db.error());
     if (auto schema = check_readable_schema(*db); !schema) return std::unexpected(schema.error());
+    if (auto pages = check_pages(*db); !pages) return std::unexpected(pages.error());
     return std::make_unique<SqliteUsageStore>(std::move(*db), options);
 }
 

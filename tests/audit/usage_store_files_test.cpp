@@ -134,22 +134,24 @@ TEST(UsageStoreFiles, ANewerSchemaIsRefusedForReadingAndWriting) {
     EXPECT_EQ(raw.integer("SELECT count(*) FROM gpu_samples"), 1);  // untouched
 }
 
+// 40 samples of 30 processes with long command lines: a file of many pages.
+void fill_history(const std::string& state_dir) {
+    auto store = UsageStore::open(state_dir);
+    ASSERT_TRUE(store);
+    std::vector<ProcessSpec> processes;
+    for (int p = 0; p < 30; ++p) {
+        processes.push_back({.pid = 100 + p, .cmdline = {"python", std::string(600, 'a')}});
+    }
+    for (int i = 0; i < 40; ++i) {
+        for (ProcessSpec& spec : processes) spec.start_ticks = static_cast<std::uint64_t>(i);
+        ASSERT_TRUE((*store)->record(make_snapshot(kBase + i * kMinute, {make_gpu(0)}, processes)));
+    }
+}
+
 TEST(UsageStoreFiles, ADamagedFileIsAnErrorNamingItNeverACrash) {
     TempDir dir;
     const std::string path = dir / "usage.sqlite3";
-    {
-        auto store = UsageStore::open(dir.path());
-        ASSERT_TRUE(store);
-        std::vector<ProcessSpec> processes;
-        for (int p = 0; p < 30; ++p) {
-            processes.push_back({.pid = 100 + p, .cmdline = {"python", std::string(600, 'a')}});
-        }
-        for (int i = 0; i < 40; ++i) {
-            for (ProcessSpec& spec : processes) spec.start_ticks = static_cast<std::uint64_t>(i);
-            ASSERT_TRUE(
-                (*store)->record(make_snapshot(kBase + i * kMinute, {make_gpu(0)}, processes)));
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(fill_history(dir.path()));
     {
         // Everything into the main file, so the damage below hits the samples.
         RawDb raw(path);
@@ -179,6 +181,46 @@ TEST(UsageStoreFiles, ADamagedFileIsAnErrorNamingItNeverACrash) {
                 contains(message, "damaged"))
         << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+// One damaged page that no query of a `list` run would touch: the writer once kept
+// appending to such a file and `audit` answered from it. Both refuse it now, before
+// anything is written, and the file is left as it was.
+TEST(UsageStoreFiles, OneDamagedPageIsFoundBeforeAnythingIsWritten) {
+    TempDir dir;
+    const std::string path = dir / "usage.sqlite3";
+    ASSERT_NO_FATAL_FAILURE(fill_history(dir.path()));
+    std::int64_t pages = 0;
+    {
+        RawDb raw(path);
+        raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        pages = raw.integer("PRAGMA page_count");
+    }
+    ASSERT_GT(pages, 8);
+    {
+        // One page in the middle of the samples' b-tree.
+        std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(static_cast<std::streamoff>(pages / 2) * 4096);
+        const std::string garbage(4096, '\x5a');
+        file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+    }
+    {
+        RawDb raw(path);
+        ASSERT_NE(raw.integer("SELECT count(*) FROM pragma_integrity_check WHERE "
+                              "integrity_check = 'ok'"),
+                  1)
+            << "the damage was not damage";
+    }
+    const std::string before = read_all(path);
+    auto writer = UsageStore::open(dir.path());
+    ASSERT_FALSE(writer) << "a damaged history was opened for writing";
+    EXPECT_TRUE(contains(writer.error().what, path + ": the database is corrupt"))
+        << writer.error().what;
+    EXPECT_EQ(writer.error().what.find('\n'), std::string::npos);
+    auto reader = UsageStore::open_read_only(dir.path());
+    ASSERT_FALSE(reader) << "a damaged history was answered from";
+    EXPECT_TRUE(contains(reader.error().what, "corrupt")) << reader.error().what;
+    EXPECT_EQ(read_all(path), before);
 }
 
 TEST(UsageStoreFiles, AStateDirectoryThisUserCannotWriteIsOneLine) {
