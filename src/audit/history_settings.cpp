@@ -20,9 +20,7 @@ constexpr const char* kKnownKeys = "enabled, retention_days, min_interval_second
 
 std::unexpected<Error> file_error(std::string_view source, const YAML::Mark& mark,
                                   std::string_view what) {
-    if (mark.is_null()) return fail(fmt::format("{}: {}", source, what));
-    // yaml-cpp counts from 0; editors and compilers from 1.
-    return fail(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+    return yaml_error(source, mark, what);
 }
 
 // The whole text as a finite decimal number; nothing else (no "1e400", "nan", "10s").

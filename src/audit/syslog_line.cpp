@@ -2,6 +2,7 @@
 
 #include "model/json_text.hpp"
 #include "model/quoted_text.hpp"
+#include "model/utf8.hpp"
 
 #include <syslog.h>
 
@@ -49,11 +50,18 @@ std::string value_text(const json& value) {
     return joined;
 }
 
-// Bytes that would end the line or let a value pass for another key=value pair.
+// Characters that would end the line, let a value pass for another key=value pair, or
+// change what a log viewer shows (C1 controls, bidi overrides, bytes that are not
+// UTF-8): quote_escaped writes those escaped.
 bool needs_quotes(std::string_view text) {
     if (text.empty()) return true;
-    for (unsigned char c : text) {
-        if (c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '\\' || c == '=') return true;
+    for (std::size_t at = 0; at < text.size();) {
+        const Utf8Char c = next_utf8(text, at);
+        if (!c.valid || is_unsafe_for_display(c.code) || c.code == ' ' || c.code == '"' ||
+            c.code == '\\' || c.code == '=') {
+            return true;
+        }
+        at += c.length;
     }
     return false;
 }

@@ -20,8 +20,9 @@ Result<YAML::Node> load(std::string_view text) {
     try {
         documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
-        return fail(fmt::format("the policy is not valid YAML ({}:{}: {}): fix it by hand first",
-                                e.mark.line + 1, e.mark.column + 1, e.msg));
+        return fail(terminal_safe(
+            fmt::format("the policy is not valid YAML ({}:{}: {}): fix it by hand first",
+                        e.mark.line + 1, e.mark.column + 1, e.msg)));
     }
     if (documents.size() > 1) return fail("the policy has more than one YAML document");
     if (documents.empty() || documents.front().IsNull()) return YAML::Node();

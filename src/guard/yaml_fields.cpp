@@ -8,6 +8,7 @@
 
 #include "model/byte_size.hpp"
 #include "model/quoted_text.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::guard {
 namespace {
@@ -35,9 +36,7 @@ std::string join(std::span<const std::string_view> words) {
 }  // namespace
 
 std::unexpected<Error> YamlFields::error(const YAML::Mark& mark, std::string_view what) const {
-    if (mark.is_null()) return fail(fmt::format("{}: {}", source_, what));
-    // yaml-cpp counts from 0; editors and compilers from 1.
-    return fail(fmt::format("{}:{}:{}: {}", source_, mark.line + 1, mark.column + 1, what));
+    return yaml_error(source_, mark, what);
 }
 
 SourceMark YamlFields::mark_of(const YAML::Node& node) {

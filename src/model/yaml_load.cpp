@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "model/quoted_text.hpp"
+
 #include <optional>
 #include <sstream>
 #include <string>
@@ -42,6 +44,18 @@ class DocumentStarts final : public YAML::EventHandler {
 }
 
 }  // namespace
+
+std::unexpected<Error> yaml_error(std::string_view source, const YAML::Mark& mark,
+                                  std::string_view what) {
+    std::string line(source);
+    // yaml-cpp counts from 0.
+    if (!mark.is_null()) {
+        line += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    }
+    line += ": ";
+    line += what;
+    return fail(terminal_safe(line));
+}
 
 std::vector<YAML::Node> load_yaml_documents(std::string_view text) {
     const std::string owned(text);

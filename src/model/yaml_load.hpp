@@ -17,6 +17,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "model/result.hpp"
+
 namespace gpukill {
 
 inline constexpr std::size_t kMaxYamlDocuments = 1000;
@@ -24,5 +26,11 @@ inline constexpr std::size_t kMaxYamlDocuments = 1000;
 // YAML::LoadAll(text), bounded: throws YAML::ParserException (with its mark) where
 // LoadAll would throw, and where it would loop; also past kMaxYamlDocuments documents.
 std::vector<YAML::Node> load_yaml_documents(std::string_view text);
+
+// "SOURCE:LINE:COLUMN: what" (1-based, as editors count; "SOURCE: what" without a
+// mark), every config reader's error line. It stays one line whatever the file or
+// yaml-cpp put in it: controls, C1, bidi overrides and invalid bytes become '?'.
+std::unexpected<Error> yaml_error(std::string_view source, const YAML::Mark& mark,
+                                  std::string_view what);
 
 }  // namespace gpukill

@@ -73,6 +73,22 @@ TEST(SyslogLine, NoValueCanBreakTheLineOrForgeAField) {
     EXPECT_EQ(syslog_line(record), "signalled pid=7 name=\"evil\\x0arefused pid=1 \\\"x\\\"\\\\\"");
 }
 
+// What a log viewer would show differently from the name a process has.
+TEST(SyslogLine, C1ControlsBidiOverridesAndInvalidBytesAreQuotedAndEscaped) {
+    const json c1 = {{"event", "signalled"},
+                     {"target",
+                      {{"pid", 7},
+                       {"name",
+                        "a\xc2\x9b"
+                        "2J"}}}};
+    EXPECT_EQ(syslog_line(c1), "signalled pid=7 name=\"a\\u009b2J\"");
+    const json bidi = {{"event", "signalled"},
+                       {"target", {{"pid", 7}, {"name", "x\xe2\x80\xaegpj"}}}};
+    EXPECT_EQ(syslog_line(bidi), "signalled pid=7 name=\"x\\u202egpj\"");
+    const json raw = {{"event", "signalled"}, {"target", {{"pid", 7}, {"name", "a\x9b"}}}};
+    EXPECT_EQ(syslog_line(raw), "signalled pid=7 name=\"a\\x9b\"");
+}
+
 TEST(SyslogLine, LongLinesAreCutAtACharacterBoundary) {
     std::string name;
     for (int i = 0; i < 600; ++i) name += "\xce\xbb";  // two bytes each

@@ -47,5 +47,15 @@ TEST(YamlLoad, SyntaxErrorsStillCarryTheirMark) {
     EXPECT_NE(refusal(many).find("more than 1000 YAML documents"), std::string::npos);
 }
 
+// Error lines name what the file holds, and a file can hold anything.
+TEST(YamlLoad, ErrorLinesStayOneLineWhateverTheFileHolds) {
+    YAML::Mark mark;
+    mark.line = 0;
+    mark.column = 1;
+    EXPECT_EQ(yaml_error("p.yaml", mark, "bad \x1b[31m\nkey\xc2\x9b").error().what,
+              "p.yaml:1:2: bad ?[31m?key?");
+    EXPECT_EQ(yaml_error("p.yaml", YAML::Mark::null_mark(), "empty").error().what, "p.yaml: empty");
+}
+
 }  // namespace
 }  // namespace gpukill

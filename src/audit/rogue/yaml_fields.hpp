@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/result.hpp"
+#include "model/yaml_load.hpp"
 
 namespace gpukill::audit::rogue::yaml_fields {
 
@@ -21,9 +22,7 @@ class Reader {
   public:
     explicit Reader(std::string_view source) : source_(source) {}
     std::unexpected<Error> error(const YAML::Mark& mark, std::string_view what) const {
-        if (mark.is_null()) return fail(fmt::format("{}: {}", source_, what));
-        // yaml-cpp counts from 0; editors and compilers from 1.
-        return fail(fmt::format("{}:{}:{}: {}", source_, mark.line + 1, mark.column + 1, what));
+        return yaml_error(source_, mark, what);
     }
 
   private:
