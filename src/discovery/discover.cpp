@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <chrono>
@@ -17,6 +18,15 @@
 
 namespace gpukill {
 namespace {
+
+// "3 processes (PID 1, 42, 77)", "1 process (PID 1)": the count and the PIDs known.
+std::string unseen_processes(std::size_t count, const std::vector<pid_t>& pids) {
+    std::string text = fmt::format("{} process{}", count, count == 1 ? "" : "es");
+    if (pids.empty()) return text;
+    text += " (PID " + fmt::format("{}", fmt::join(pids, ", "));
+    if (pids.size() < count) text += ", ...";
+    return text + ")";
+}
 
 std::string host_name() {
     std::array<char, 256> name{};
@@ -72,15 +82,15 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
     }
     if (sweep.processes_unreadable > 0) {
         inputs.warnings.push_back(fmt::format(
-            "the open files of {} processes could not be read (out of file descriptors or "
-            "memory); GPU holders among them are not shown",
-            sweep.processes_unreadable));
+            "the open files of {} could not be read (out of file descriptors or memory); GPU "
+            "holders among them are not shown",
+            unseen_processes(sweep.processes_unreadable, sweep.unreadable_pids)));
     }
     if (sweep.processes_denied > 0) {
         inputs.warnings.push_back(fmt::format(
-            "the open files of {} processes could not be read; GPU holders among them are "
-            "not shown (run as root to see every user's processes)",
-            sweep.processes_denied));
+            "the open files of {} could not be read; GPU holders among them are not shown "
+            "(run as root with ptrace rights to see every process)",
+            unseen_processes(sweep.processes_denied, sweep.denied_pids)));
     }
 
     // The DRM drivers' own account of each client: memory and engine time per process.

@@ -61,14 +61,22 @@ std::optional<pid_t> pid_from_name(const char* name) {
     return text::parse_int<pid_t>(name);
 }
 
+constexpr std::size_t kMaxNamedUnseen = 8;
+
+void name_unseen(std::vector<pid_t>& pids, pid_t pid) {
+    if (pids.size() < kMaxNamedUnseen) pids.push_back(pid);
+}
+
 // Why a process's fds could not be read, in the counter that says so.
-void count_unread(SweepResult& result, int errno_value) {
+void count_unread(SweepResult& result, pid_t pid, int errno_value) {
     if (errno_value == EACCES || errno_value == EPERM) {
         ++result.processes_denied;
+        name_unseen(result.denied_pids, pid);
     } else if (errno_value == ENOENT || errno_value == ESRCH) {
         ++result.processes_vanished;  // exited since procfs was listed
     } else {
         ++result.processes_unreadable;  // EMFILE, ENOMEM, EIO: our trouble, not theirs
+        name_unseen(result.unreadable_pids, pid);
     }
 }
 
@@ -169,7 +177,7 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
 
         const int fd_dir = ::openat(proc->get(), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd_dir < 0) {
-            count_unread(result, errno);
+            count_unread(result, *pid, errno);
             return;
         }
         const UniqueFd fd_dir_owner(fd_dir);
@@ -200,17 +208,17 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
         if (fd_errno != 0) {
             // Typically ENOENT: the process exited while its fds were listed, and so
             // holds nothing any more; its partial list is dropped.
-            count_unread(result, fd_errno);
+            count_unread(result, *pid, fd_errno);
             return;
         }
-        if (link_errno != 0) count_unread(result, link_errno);
+        if (link_errno != 0) count_unread(result, *pid, link_errno);
         if (nodes.empty()) return;
         // Only holders pay for this: stat through the fd directory's parent stays bound
         // to the process whose fds were read, so a reused PID cannot lend its identity.
         auto start_time = start_time_beside(fd_dir);
         if (!start_time) {
             // Out of descriptors here hid every holder while reporting a complete view.
-            count_unread(result, start_time.error());
+            count_unread(result, *pid, start_time.error());
             return;
         }
 

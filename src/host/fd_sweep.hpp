@@ -25,7 +25,10 @@ struct SweepResult {
     std::size_t processes_denied = 0;      // fd directories we were not allowed to read
     std::size_t processes_vanished = 0;    // exited between listing and reading
     std::size_t processes_unreadable = 0;  // other failures (EMFILE, ENOMEM): not seen either
-    std::optional<Error> error;            // procfs itself could not be listed: the sweep is empty
+    // The first kMaxNamedUnseen PIDs of each kind, to say which (warnings name them).
+    std::vector<pid_t> denied_pids;
+    std::vector<pid_t> unreadable_pids;
+    std::optional<Error> error;  // procfs itself could not be listed: the sweep is empty
 };
 
 // Holders of the device nodes under roots.devfs (canonicalised with realpath, as the

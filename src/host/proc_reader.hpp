@@ -27,8 +27,9 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid);
 Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid);
 
 // Name for a uid, or the number as text when the account database has none.
-// Thread-safe (getpwuid_r); answers are cached for the program's life, except NSS
-// failures, which show the number this time and are asked again next time.
+// Thread-safe (getpwuid_r); answers (found, or no such account) are cached for five
+// minutes, at most 4096 of them; NSS failures show the number this time and are asked
+// again next time.
 std::string user_name(uid_t uid);
 
 // Reads a whole small file (procfs and sysfs files report size 0, so read until EOF).

@@ -1,10 +1,14 @@
 // user_name: uid -> account name through NSS (getpwuid_r, reentrant). Names are cached
-// for the life of the program because a process table holds the same few uids thousands
-// of times and each NSS lookup may read /etc/passwd or ask a directory service.
+// because a process table holds the same few uids thousands of times and each NSS
+// lookup may read /etc/passwd or ask a directory service. An entry lives kNameLifetime:
+// a long-running caller (the guard loop, later the agent) sees an account created,
+// renamed or removed after it started, and a host cycling through many uids cannot
+// grow the cache past kMaxNames.
 #include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -40,9 +44,18 @@ Lookup lookup(uid_t uid) {
     }
 }
 
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::minutes kNameLifetime{5};
+constexpr std::size_t kMaxNames = 4096;
+
+struct CachedName {
+    std::string name;
+    Clock::time_point looked_up;
+};
+
 struct NameCache {
     std::mutex mutex;
-    std::unordered_map<uid_t, std::string> names;
+    std::unordered_map<uid_t, CachedName> names;
 };
 
 NameCache& cache() {
@@ -54,15 +67,21 @@ NameCache& cache() {
 
 std::string user_name(uid_t uid) {
     auto& c = cache();
+    const Clock::time_point now = Clock::now();
     {
         std::lock_guard lock(c.mutex);
-        if (auto it = c.names.find(uid); it != c.names.end()) return it->second;
+        if (auto it = c.names.find(uid);
+            it != c.names.end() && now - it->second.looked_up < kNameLifetime) {
+            return it->second.name;
+        }
     }
     // Look up outside the lock: NSS may be slow, and two threads racing is harmless.
     Lookup found = lookup(uid);
     if (!found.definitive) return found.name;
     std::lock_guard lock(c.mutex);
-    return c.names.try_emplace(uid, std::move(found.name)).first->second;
+    if (c.names.size() >= kMaxNames) c.names.clear();  // rare; the next lookups refill it
+    c.names.insert_or_assign(uid, CachedName{found.name, now});
+    return found.name;
 }
 
 }  // namespace gpukill

@@ -73,6 +73,11 @@ TEST(List, AProcessWhoseFdLinksCannotBeReadMakesTheViewIncomplete) {
     auto doc = nlohmann::json::parse(r.out);
     EXPECT_GE(doc["visibility"]["processes_denied"].get<int>(), 1) << r.out;
     EXPECT_EQ(doc["visibility"]["complete"], false) << r.out;
+    bool named = false;  // the warning says which processes were not seen
+    for (const auto& warning : doc["warnings"]) {
+        named |= warning.get<std::string>().find("(PID 1") != std::string::npos;
+    }
+    EXPECT_TRUE(named) << doc["warnings"].dump();
 }
 
 // Out of file descriptors (ulimit -n), a listing either shows the holder or says that
