@@ -1,5 +1,6 @@
 #include "model/yaml_load.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include "model/quoted_text.hpp"
@@ -43,21 +44,7 @@ class DocumentStarts final : public YAML::EventHandler {
     throw YAML::ParserException(at, "unexpected token; the YAML parser cannot continue here");
 }
 
-}  // namespace
-
-std::unexpected<Error> yaml_error(std::string_view source, const YAML::Mark& mark,
-                                  std::string_view what) {
-    std::string line(source);
-    // yaml-cpp counts from 0.
-    if (!mark.is_null()) {
-        line += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-    }
-    line += ": ";
-    line += what;
-    return fail(terminal_safe(line));
-}
-
-std::vector<YAML::Node> load_yaml_documents(std::string_view text) {
+std::vector<YAML::Node> load_bounded(std::string_view text) {
     const std::string owned(text);
     {
         std::istringstream in(owned);
@@ -78,4 +65,27 @@ std::vector<YAML::Node> load_yaml_documents(std::string_view text) {
     return YAML::LoadAll(owned);
 }
 
+}  // namespace
+
+std::unexpected<Error> yaml_error(std::string_view source, const YAML::Mark& mark,
+                                  std::string_view what) {
+    std::string line(source);
+    // yaml-cpp counts from 0.
+    if (!mark.is_null()) {
+        line += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    }
+    line += ": ";
+    line += what;
+    return fail(terminal_safe(line));
+}
+
+std::vector<YAML::Node> load_yaml_documents(std::string_view text) {
+    try {
+        return load_bounded(text);
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp's own message for this is "bad file".
+        throw YAML::ParserException(e.mark, "nested too deeply (yaml-cpp stops at " +
+                                                std::to_string(e.depth()) + " levels)");
+    }
+}
 }  // namespace gpukill

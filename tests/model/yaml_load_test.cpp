@@ -47,6 +47,12 @@ TEST(YamlLoad, SyntaxErrorsStillCarryTheirMark) {
     EXPECT_NE(refusal(many).find("more than 1000 YAML documents"), std::string::npos);
 }
 
+// yaml-cpp's own message for this is "bad file".
+TEST(YamlLoad, DeepNestingSaysSo) {
+    const std::string deep = "a: " + std::string(3000, '[') + std::string(3000, ']');
+    EXPECT_NE(refusal(deep).find("nested too deeply"), std::string::npos) << refusal(deep);
+}
+
 // Error lines name what the file holds, and a file can hold anything.
 TEST(YamlLoad, ErrorLinesStayOneLineWhateverTheFileHolds) {
     YAML::Mark mark;
