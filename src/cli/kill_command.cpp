@@ -164,13 +164,13 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
              },
          .verified = [&](const auto& releases) { audit.verified(releases); }});
     report.results = &done.executed.targets;
+    report.releases = &done.releases;
     if (done.interrupted) {
         report.exit_code = exit_code::interrupted;
         print_report(report, options.json);
         fmt::print(stderr, "gpukill: interrupted; the signals sent are in the audit log\n");
         return report.exit_code;
     }
-    report.releases = &done.releases;
     report.exit_code = executed_plan_exit_code(*plan, done.executed.targets, done.releases);
     print_report(report, options.json);
     if (!audit.ok()) fmt::print(stderr, "gpukill: warning: {}\n", audit.problem());

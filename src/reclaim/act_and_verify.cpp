@@ -11,10 +11,13 @@ bool ended(const TargetResult& result) {
 
 ActOutcome act_and_verify(const KillPlan& plan, const HostRoots& roots, const ActOptions& options,
                           const ActReaders& readers, const ActRecorder& recorder) {
+    const auto interrupted = [&] {
+        return options.execute.interrupted && options.execute.interrupted();
+    };
     ActOutcome outcome;
     outcome.executed = execute_plan(plan, roots, options.execute);
     if (recorder.executed) recorder.executed(outcome.executed);
-    outcome.interrupted = options.execute.interrupted && options.execute.interrupted();
+    outcome.interrupted = interrupted();
     if (outcome.interrupted) return outcome;
 
     const bool any_ended =
@@ -25,11 +28,13 @@ ActOutcome act_and_verify(const KillPlan& plan, const HostRoots& roots, const Ac
         for (const TargetResult& result : outcome.executed.targets) {
             target_pids.push_back(result.target.identity.pid);
         }
-        outcome.releases =
-            verify_release(plan, target_pids, readers.gpus, options.verify, readers.full);
+        VerifyOptions verify = options.verify;
+        verify.interrupted = interrupted;  // Ctrl-C while verifying ends it too
+        outcome.releases = verify_release(plan, target_pids, readers.gpus, verify, readers.full);
     }
     note_unreaped_zombies(outcome.executed.targets, roots);
     if (recorder.verified) recorder.verified(outcome.releases);
+    outcome.interrupted = interrupted();
     return outcome;
 }
 

@@ -3,7 +3,8 @@
 // interruption, verification and records hold for all of them.
 //
 //   execute_plan -> record the execution -> (unless interrupted, and only when a target
-//   ended) verify_release -> note unreaped zombies -> record the verification
+//   ended) verify_release, which an interrupt also ends -> note unreaped zombies ->
+//   record the verification
 #pragma once
 
 #include <functional>
@@ -38,8 +39,10 @@ struct ActRecorder {
 
 struct ActOutcome {
     ExecuteResult executed;
-    std::vector<GpuRelease> releases;  // empty when nothing ended or when interrupted
-    bool interrupted = false;          // options.execute.interrupted answered true
+    // Empty when nothing ended or when interrupted before verification; what was seen
+    // so far when interrupted during it.
+    std::vector<GpuRelease> releases;
+    bool interrupted = false;  // options.execute.interrupted answered true
 };
 
 // True when the target exited, whatever ended it.

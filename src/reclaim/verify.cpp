@@ -112,6 +112,7 @@ std::vector<GpuRelease> verify_release(const KillPlan& plan, const std::vector<p
             results.insert_or_assign(gpu, std::move(release));
         }
         if (all_released) break;
+        if (options.interrupted && options.interrupted()) break;
         if (sampled >= deadline) {
             if (full_sample) {
                 const Snapshot full = full_sample();

@@ -28,6 +28,9 @@ struct GpuRelease {
 struct VerifyOptions {
     double timeout_seconds = 10;
     double poll_interval_seconds = 0.05;
+    // Asked after every sample: true ends the verification with what was seen so far
+    // (Ctrl-C during `gpukill kill`).
+    std::function<bool()> interrupted;
 };
 
 // `sample` takes a fresh snapshot (the caller's discover()). Evaluates every GPU in

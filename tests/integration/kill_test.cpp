@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -298,6 +299,39 @@ TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
 
 // Out of file descriptors, a kill either does all of its work or says that gpukill
 // failed (exit 1): never "permission denied" (exit 4) for root, never a silent half.
+// Ctrl-C while gpukill waits for the memory to come back ends the wait at once.
+TEST(Kill, CtrlCDuringVerificationEndsItAtOnce) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "1G", "--workers", "1"});
+    ASSERT_EQ(job.workers().size(), 1u);
+    // The protected worker keeps the GPU held, so the memory never comes back.
+    const std::string config = host.root() + "/../config";
+    std::filesystem::create_directories(config);
+    std::ofstream(config + "/protected.yaml") << "pids: [" << job.workers()[0] << "]\n";
+    auto env = host.env();
+    env["GPUKILL_CONFIG_DIR"] = config;
+    RunningCommand kill({"/bin/sh", "-c",
+                         "exec " + std::string(GPUKILL_BIN) + " kill --pid " +
+                             std::to_string(job.pid()) + " --verify-timeout 60 2>/dev/null"},
+                        env);
+    const std::string log = env.at("GPUKILL_STATE_DIR") + "/audit.jsonl";
+    bool verifying = false;  // the result is recorded just before verification starts
+    for (int i = 0; i < 2000 && !verifying; ++i) {  // bounded: 20 s
+        std::ifstream in(log);
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        verifying = text.find("\"event\":\"result\"") != std::string::npos;
+        if (!verifying) usleep(10'000);
+    }
+    ASSERT_TRUE(verifying) << "the kill never reached its verification";
+    const auto start = std::chrono::steady_clock::now();
+    kill.send_signal(SIGINT);
+    EXPECT_EQ(kill.wait(), 130);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_FALSE(process_alive(job.pid()));
+    EXPECT_TRUE(process_alive(job.workers()[0]));
+}
+
 TEST(Kill, RunningOutOfDescriptorsIsAFailureNotAPermissionError) {
     if (geteuid() != 0) GTEST_SKIP() << "as root, exit 4 can only be a misreport";
     SimulatedHost host;
