@@ -110,9 +110,7 @@ std::vector<EnforcedAction> enforce_due_actions(const EnforceInputs& inputs,
             {.executed = [&](const auto& e) { inputs.audit(audit::execution_records(who, e)); },
              .verified =
                  [&](const auto& releases) {
-                     if (!releases.empty()) {
-                         inputs.audit(audit::verification_records(who, releases));
-                     }
+                     inputs.audit(audit::verification_records(who, releases));
                  }});
         const reclaim::ExecuteResult& executed = done.executed;
         for (const DueAction& action : group) {

@@ -11,21 +11,6 @@ namespace {
 
 // Drivers account memory in pages and jitter by a little; "not decreasing" allows it.
 constexpr std::uint64_t kMemoryToleranceBytes = 1ULL << 20;
-// libstdc++'s regex matcher recurses per character: command lines are cut here.
-constexpr std::size_t kMaxCmdlineSearched = 4096;
-
-std::string joined_cmdline(const ProcessInfo& info) {
-    std::string joined;
-    for (const std::string& argument : info.cmdline) {
-        if (!joined.empty()) joined.push_back(' ');
-        joined += argument;
-        if (joined.size() >= kMaxCmdlineSearched) {
-            joined.resize(kMaxCmdlineSearched);
-            break;
-        }
-    }
-    return joined;
-}
 
 // How long `holds` has held without a break up to the newest point, or empty when it
 // does not hold at the newest. `holds(point, later)` judges a point; later is the
@@ -126,10 +111,7 @@ void check_orphaned(const Context& context, const RunawayRule& rule, std::vector
     for (std::size_t index = 0; index < context.candidates.size(); ++index) {
         const SnapshotProcess& process = *context.candidates[index].process;
         if (!process.orphaned) continue;
-        if (pattern && !pattern->search(process.info.comm) &&
-            !pattern->search(joined_cmdline(process.info))) {
-            continue;
-        }
+        if (pattern && !search_process(*pattern, process.info)) continue;
         out.push_back(Violation{index, "rules." + rule.name,
                                 rule.pattern
                                     ? fmt::format("orphaned (its parent died) and matches {}",

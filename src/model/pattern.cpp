@@ -685,6 +685,20 @@ Result<Pattern> Pattern::compile(std::string_view pattern) {
     return Pattern(std::string(pattern), std::move(program));
 }
 
+bool search_process(const Pattern& pattern, const ProcessInfo& info) {
+    if (pattern.search(info.comm)) return true;
+    std::string joined;
+    for (const std::string& argument : info.cmdline) {
+        if (!joined.empty()) joined.push_back(' ');
+        joined += argument;
+        if (joined.size() >= kMaxCommandLineSearched) {
+            joined.resize(kMaxCommandLineSearched);
+            break;
+        }
+    }
+    return pattern.search(joined);
+}
+
 bool Pattern::search(std::string_view text) const {
     using namespace pattern_program;
     const Program& program = *program_;

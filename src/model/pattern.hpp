@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/process.hpp"
 #include "model/result.hpp"
 
 namespace gpukill {
@@ -59,5 +60,11 @@ class Pattern {
     std::string source_;
     std::shared_ptr<const Program> program_;  // immutable once compiled: copies share it
 };
+
+// What every pattern selector searches: the process's name (comm), then its arguments
+// joined by single spaces, cut at kMaxCommandLineSearched bytes so that megabytes of
+// arguments cannot make one match cost seconds.
+inline constexpr std::size_t kMaxCommandLineSearched = 4096;
+bool search_process(const Pattern& pattern, const ProcessInfo& info);
 
 }  // namespace gpukill

@@ -9,28 +9,12 @@ namespace gpukill::reclaim {
 namespace {
 
 constexpr std::size_t kMinContainerPrefix = 4;
-// The search is linear in the text; a command line is cut here so that megabytes of
-// arguments cannot make one match cost seconds.
-constexpr std::size_t kMaxCmdlineSearched = 4096;
 
 std::string lower(std::string_view s) {
     std::string out(s);
     std::transform(out.begin(), out.end(), out.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
-}
-
-std::string joined_cmdline(const ProcessInfo& info) {
-    std::string joined;
-    for (const std::string& argument : info.cmdline) {
-        if (!joined.empty()) joined.push_back(' ');
-        joined += argument;
-        if (joined.size() >= kMaxCmdlineSearched) {
-            joined.resize(kMaxCmdlineSearched);
-            break;
-        }
-    }
-    return joined;
 }
 
 bool matches_user(const Matcher& matcher, const ProcessInfo& info) {
@@ -98,10 +82,7 @@ bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProc
     if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
     if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
     if (s.unlisted && !unlisted(matcher, holder)) return false;
-    if (matcher.filter && !matcher.filter->search(info.comm) &&
-        !matcher.filter->search(joined_cmdline(info))) {
-        return false;
-    }
+    if (matcher.filter && !search_process(*matcher.filter, info)) return false;
     return true;
 }
 
