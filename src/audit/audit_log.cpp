@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <utility>
 
-#include "audit/state_dir.hpp"
 #include "audit/syslog_line.hpp"
+#include "host/state_dir.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::audit {

@@ -12,14 +12,14 @@
 
 #include "audit/action_log_reader.hpp"
 #include "audit/audit_log.hpp"
-#include "audit/state_dir.hpp"
-#include "audit/usage_store.hpp"
-#include "audit/usage_summary.hpp"
 #include "cli/audit_actions_view.hpp"
 #include "cli/audit_history_view.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/rogue_command.hpp"
+#include "history/usage_store.hpp"
+#include "history/usage_summary.hpp"
+#include "host/state_dir.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
@@ -49,12 +49,12 @@ void print_text(const std::string& text) {
 
 // Renders the history views from samples (empty ones when there is no history yet).
 void render_history(const AuditOptions& options, const AuditScope& scope,
-                    const std::vector<audit::GpuSample>& gpus,
-                    const std::vector<audit::ProcessSample>& processes,
-                    const audit::SampleWeights& weights) {
+                    const std::vector<history::GpuSample>& gpus,
+                    const std::vector<history::ProcessSample>& processes,
+                    const history::SampleWeights& weights) {
     if (options.summary) {
-        const audit::UsageSummary summary =
-            audit::summarize_usage(gpus, processes, weights, audit::local_hour_of_day);
+        const history::UsageSummary summary =
+            history::summarize_usage(gpus, processes, weights, history::local_hour_of_day);
         if (options.json) {
             print_json(usage_summary_json(scope, weights, summary));
         } else {
@@ -62,7 +62,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
         }
         return;
     }
-    const auto usage = audit::summarize_processes(processes, weights);
+    const auto usage = history::summarize_processes(processes, weights);
     if (options.json) {
         print_json(process_usage_json(scope, weights, usage));
     } else {
@@ -73,8 +73,8 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
 int run_history(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
                 const std::optional<Pattern>& pattern) {
     scope.kind = options.summary ? "summary" : "processes";
-    scope.source = audit::state_file_path(global.state_dir, audit::kUsageStoreFileName);
-    auto store = audit::UsageStore::open_read_only(global.state_dir);
+    scope.source = state_file_path(global.state_dir, history::kUsageStoreFileName);
+    auto store = history::UsageStore::open_read_only(global.state_dir);
     if (!store) {
         if (store.error().errno_value != ENOENT) {
             return print_error(store.error().what, error_code_for(store.error()));
@@ -82,23 +82,24 @@ int run_history(const GlobalOptions& global, const AuditOptions& options, AuditS
         // Nothing recorded yet is an answer, not a failure: say where history will be.
         scope.source_available = false;
         if (options.json) {
-            render_history(options, scope, {}, {}, audit::sample_weights({}, scope.until_unix_ms));
+            render_history(options, scope, {}, {},
+                           history::sample_weights({}, scope.until_unix_ms));
         } else {
             print_text(store.error().what + "\n");
         }
         return exit_code::ok;
     }
-    const audit::SampleQuery query{.since_unix_ms = scope.since_unix_ms,
-                                   .until_unix_ms = scope.until_unix_ms};
+    const history::SampleQuery query{.since_unix_ms = scope.since_unix_ms,
+                                     .until_unix_ms = scope.until_unix_ms};
     auto gpus = (*store)->gpu_samples(query);
     if (!gpus) return print_error(gpus.error().what, error_code_for(gpus.error()));
     auto processes = (*store)->process_samples(query);
     if (!processes) return print_error(processes.error().what, error_code_for(processes.error()));
     // Instants from every sample, before filtering: a user's processes are credited the
     // host's sampling rhythm, not gaps left where other users' samples were removed.
-    const audit::SampleWeights weights =
-        audit::sample_weights(audit::sample_instants(*gpus, *processes), scope.until_unix_ms);
-    const auto kept = audit::filter_samples(std::move(*processes), options.user, pattern);
+    const history::SampleWeights weights =
+        history::sample_weights(history::sample_instants(*gpus, *processes), scope.until_unix_ms);
+    const auto kept = history::filter_samples(std::move(*processes), options.user, pattern);
     render_history(options, scope, *gpus, kept, weights);
     return exit_code::ok;
 }
@@ -106,7 +107,7 @@ int run_history(const GlobalOptions& global, const AuditOptions& options, AuditS
 int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
                 const std::optional<Pattern>& pattern) {
     scope.kind = "actions";
-    scope.source = audit::state_file_path(global.state_dir, audit::kAuditFileName);
+    scope.source = state_file_path(global.state_dir, audit::kAuditFileName);
     const audit::ActionFilter filter{.since_unix_ms = scope.since_unix_ms,
                                      .until_unix_ms = scope.until_unix_ms,
                                      .user = options.user,
@@ -154,7 +155,7 @@ int run_audit(const GlobalOptions& global, const AuditOptions& options,
     }
     std::optional<Pattern> pattern;
     if (options.process) {
-        auto compiled = audit::compile_process_pattern(*options.process);
+        auto compiled = history::compile_process_pattern(*options.process);
         if (!compiled) return print_error(compiled.error().what, exit_code::invalid_arguments);
         pattern = std::move(*compiled);
     }

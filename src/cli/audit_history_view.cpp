@@ -62,7 +62,7 @@ std::string gpu_list(const std::vector<unsigned>& gpus) {
 }
 
 // "120 samples, about every 10 s; one sample counts for at most 20 s"
-std::string describe_sampling(const audit::SampleWeights& weights) {
+std::string describe_sampling(const history::SampleWeights& weights) {
     std::string text =
         fmt::format("{} sample{}", weights.instants, weights.instants == 1 ? "" : "s");
     if (weights.typical_interval_ms) {
@@ -75,19 +75,19 @@ std::string describe_sampling(const audit::SampleWeights& weights) {
     return text;
 }
 
-Json sampling_json(const audit::SampleWeights& weights) {
+Json sampling_json(const history::SampleWeights& weights) {
     return Json{{"samples", weights.instants},
                 {"sample_interval_seconds", seconds_json(weights.typical_interval_ms)},
                 {"credit_cap_seconds", static_cast<double>(weights.cap_ms) / 1000.0}};
 }
 
-std::string heading(const AuditScope& scope, const audit::SampleWeights& weights,
+std::string heading(const AuditScope& scope, const history::SampleWeights& weights,
                     std::string_view what) {
     return fmt::format("{} ({}): {}\nHistory: {}\n", what, describe_window(scope),
                        describe_sampling(weights), scope.source);
 }
 
-Json group_json(const audit::GroupUsage& group, bool as_user) {
+Json group_json(const history::GroupUsage& group, bool as_user) {
     Json out;
     out[as_user ? "user" : "name"] = group.key;
     if (as_user) out["uid"] = or_null(group.uid);
@@ -122,12 +122,12 @@ Json audit_header_json(const AuditScope& scope) {
     };
 }
 
-Json process_usage_json(const AuditScope& scope, const audit::SampleWeights& weights,
-                        const std::vector<audit::ProcessUsage>& processes) {
+Json process_usage_json(const AuditScope& scope, const history::SampleWeights& weights,
+                        const std::vector<history::ProcessUsage>& processes) {
     Json doc = audit_header_json(scope);
     doc.update(sampling_json(weights));
     Json list = Json::array();
-    for (const audit::ProcessUsage& p : processes) {
+    for (const history::ProcessUsage& p : processes) {
         list.push_back(Json{
             {"pid", p.pid},
             {"start_time_ticks", p.start_time_ticks},
@@ -157,14 +157,14 @@ Json process_usage_json(const AuditScope& scope, const audit::SampleWeights& wei
     return doc;
 }
 
-std::string process_usage_table(const AuditScope& scope, const audit::SampleWeights& weights,
-                                const std::vector<audit::ProcessUsage>& processes) {
+std::string process_usage_table(const AuditScope& scope, const history::SampleWeights& weights,
+                                const std::vector<history::ProcessUsage>& processes) {
     std::string out = heading(scope, weights, "GPU processes");
     if (processes.empty()) return out + "\nNo GPU process matched in this window.\n";
     TextTable table({"PID", "USER", "NAME", "GPUS", "FIRST SEEN", "LAST SEEN", "SAMPLES",
                      "PEAK MEM", "AVG MEM", "AVG UTIL", "GPU-HOURS"},
                     {true, false, false, false, false, false, true, true, true, true, true});
-    for (const audit::ProcessUsage& p : processes) {
+    for (const history::ProcessUsage& p : processes) {
         table.add_row({std::to_string(p.pid), p.user, p.name + (p.orphaned ? " (orphaned)" : ""),
                        gpu_list(p.gpus), format_local_time(p.first_seen_unix_ms),
                        format_local_time(p.last_seen_unix_ms), std::to_string(p.samples),
@@ -174,8 +174,8 @@ std::string process_usage_table(const AuditScope& scope, const audit::SampleWeig
     return out + "\n" + table.render();
 }
 
-Json usage_summary_json(const AuditScope& scope, const audit::SampleWeights& weights,
-                        const audit::UsageSummary& summary) {
+Json usage_summary_json(const AuditScope& scope, const history::SampleWeights& weights,
+                        const history::UsageSummary& summary) {
     Json doc = audit_header_json(scope);
     doc.update(sampling_json(weights));
     doc["total_gpu_hours"] = hours_json(summary.total_gpu_hours);
@@ -186,7 +186,7 @@ Json usage_summary_json(const AuditScope& scope, const audit::SampleWeights& wei
     for (const auto& group : summary.processes) names.push_back(group_json(group, false));
     doc["processes"] = std::move(names);
     Json gpus = Json::array();
-    for (const audit::GpuUsage& g : summary.gpus) {
+    for (const history::GpuUsage& g : summary.gpus) {
         gpus.push_back(Json{
             {"index", g.index},
             {"uuid", or_null(g.uuid)},
@@ -202,7 +202,7 @@ Json usage_summary_json(const AuditScope& scope, const audit::SampleWeights& wei
     }
     doc["gpus"] = std::move(gpus);
     Json hours = Json::array();
-    for (const audit::HourUsage& h : summary.by_hour) {
+    for (const history::HourUsage& h : summary.by_hour) {
         hours.push_back(
             Json{{"hour", h.hour},
                  {"gpu_hours", hours_json(h.gpu_hours)},
@@ -213,8 +213,8 @@ Json usage_summary_json(const AuditScope& scope, const audit::SampleWeights& wei
     return doc;
 }
 
-std::string usage_summary_table(const AuditScope& scope, const audit::SampleWeights& weights,
-                                const audit::UsageSummary& summary) {
+std::string usage_summary_table(const AuditScope& scope, const history::SampleWeights& weights,
+                                const history::UsageSummary& summary) {
     std::string out = heading(scope, weights, "Usage summary");
     if (summary.gpus.empty() && summary.users.empty()) {
         return out + "\nNothing was recorded in this window.\n";
@@ -237,7 +237,7 @@ std::string usage_summary_table(const AuditScope& scope, const audit::SampleWeig
     TextTable gpus(
         {"GPU", "NAME", "AVG UTIL", "PEAK UTIL", "AVG MEMORY", "PEAK MEMORY", "HOURS IN USE"},
         {true, false, true, true, true, true, true});
-    for (const audit::GpuUsage& g : summary.gpus) {
+    for (const history::GpuUsage& g : summary.gpus) {
         gpus.add_row(
             {std::to_string(g.index), g.name.value_or("?"),
              percent_text(g.average_utilization_percent),
@@ -246,7 +246,7 @@ std::string usage_summary_table(const AuditScope& scope, const audit::SampleWeig
              hours_text(g.gpu_hours_in_use)});
     }
     TextTable hours({"HOUR", "GPU-HOURS", "AVG UTIL", "SAMPLES"}, {false, true, true, true});
-    for (const audit::HourUsage& h : summary.by_hour) {
+    for (const history::HourUsage& h : summary.by_hour) {
         if (h.samples == 0 && h.gpu_hours == 0) continue;
         hours.add_row({fmt::format("{:02}:00", h.hour), hours_text(h.gpu_hours),
                        percent_text(h.average_utilization_percent), std::to_string(h.samples)});

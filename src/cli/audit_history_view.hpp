@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit/usage_summary.hpp"
+#include "history/usage_summary.hpp"
 
 namespace gpukill::cli {
 
@@ -29,16 +29,16 @@ struct AuditScope {
 nlohmann::ordered_json audit_header_json(const AuditScope& scope);
 
 nlohmann::ordered_json process_usage_json(const AuditScope& scope,
-                                          const audit::SampleWeights& weights,
-                                          const std::vector<audit::ProcessUsage>& processes);
-std::string process_usage_table(const AuditScope& scope, const audit::SampleWeights& weights,
-                                const std::vector<audit::ProcessUsage>& processes);
+                                          const history::SampleWeights& weights,
+                                          const std::vector<history::ProcessUsage>& processes);
+std::string process_usage_table(const AuditScope& scope, const history::SampleWeights& weights,
+                                const std::vector<history::ProcessUsage>& processes);
 
 nlohmann::ordered_json usage_summary_json(const AuditScope& scope,
-                                          const audit::SampleWeights& weights,
-                                          const audit::UsageSummary& summary);
-std::string usage_summary_table(const AuditScope& scope, const audit::SampleWeights& weights,
-                                const audit::UsageSummary& summary);
+                                          const history::SampleWeights& weights,
+                                          const history::UsageSummary& summary);
+std::string usage_summary_table(const AuditScope& scope, const history::SampleWeights& weights,
+                                const history::UsageSummary& summary);
 
 // "last 24 h, 2026-11-29 10:00:00 to 2026-11-30 10:00:00"
 std::string describe_window(const AuditScope& scope);

@@ -4,10 +4,10 @@
 
 #include <cerrno>
 
-#include "audit/usage_store.hpp"
 #include "cli/exit_codes.hpp"
 #include "config/protected_list_file.hpp"
 #include "guard/policy_yaml.hpp"
+#include "history/usage_store.hpp"
 
 namespace gpukill::cli {
 
@@ -44,7 +44,7 @@ std::expected<reclaim::ProtectedList, int> load_reclaim_protected(const GlobalOp
 guard::History history_from_store(const std::string& state_dir, std::int64_t since_unix_ms,
                                   std::int64_t until_unix_ms, std::vector<std::string>& notes) {
     guard::History history;
-    auto store = audit::UsageStore::open_read_only(state_dir);
+    auto store = history::UsageStore::open_read_only(state_dir);
     if (!store) {
         notes.push_back(
             fmt::format("no usage history ({}): stuck and idle rules see only the "
@@ -53,7 +53,7 @@ guard::History history_from_store(const std::string& state_dir, std::int64_t sin
         return history;
     }
     auto samples = (*store)->process_samples(
-        audit::SampleQuery{.since_unix_ms = since_unix_ms, .until_unix_ms = until_unix_ms});
+        history::SampleQuery{.since_unix_ms = since_unix_ms, .until_unix_ms = until_unix_ms});
     if (!samples) {
         notes.push_back("usage history unreadable: " + samples.error().what);
         return history;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <memory>
 
-#include "audit/rogue/assessment.hpp"
-#include "audit/rogue/config_file.hpp"
-#include "audit/rogue/facts_reader.hpp"
-#include "audit/usage_store.hpp"
+#include "detect/assessment.hpp"
+#include "detect/config_file.hpp"
+#include "detect/facts_reader.hpp"
+#include "history/usage_store.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 // The usage-shape signal looks back this far, as `audit --rogue` does by default.
 constexpr std::int64_t kRogueHistoryMs = 24LL * 3600 * 1000;
 
-std::string summary_of(const audit::rogue::Assessment& assessment) {
+std::string summary_of(const detect::Assessment& assessment) {
     std::string summary;
     for (std::size_t at = 0; at < assessment.evidence.size() && at < 3; ++at) {
         if (!summary.empty()) summary += "; ";
@@ -34,24 +34,24 @@ std::map<guard::IdentityKey, guard::RogueScore> rogue_scores_for(const GlobalOpt
         return rule.kind == guard::RunawayKind::rogue;
     });
     if (!wanted) return scores;
-    auto loaded = audit::rogue::load_rogue_config(global.config_dir, std::nullopt);
+    auto loaded = detect::load_rogue_config(global.config_dir, std::nullopt);
     if (!loaded) {
         notes.push_back("rogue rules match nothing: " + loaded.error().what);
         return scores;
     }
-    audit::rogue::FactsContext context;
+    detect::FactsContext context;
     context.roots = global.roots;
     context.now_unix_ms = snapshot.timestamp_unix_ms;
     context.since_unix_ms = snapshot.timestamp_unix_ms - kRogueHistoryMs;
-    std::unique_ptr<audit::UsageStore> store;
-    if (auto opened = audit::UsageStore::open_read_only(global.state_dir)) {
+    std::unique_ptr<history::UsageStore> store;
+    if (auto opened = history::UsageStore::open_read_only(global.state_dir)) {
         store = std::move(*opened);
         context.history = store.get();
     } else {
         context.history_note = "no usage history: shape not judged (" + opened.error().what + ")";
     }
-    for (const audit::rogue::ProcessFacts& facts : audit::rogue::read_facts(snapshot, context)) {
-        const audit::rogue::Assessment assessment = audit::rogue::assess(facts, loaded->config);
+    for (const detect::ProcessFacts& facts : detect::read_facts(snapshot, context)) {
+        const detect::Assessment assessment = detect::assess(facts, loaded->config);
         if (assessment.allowed) continue;  // the rogue allow list exempts it
         const ProcessInfo& info = assessment.holder.info;
         scores[{info.pid, info.start_time_ticks}] =

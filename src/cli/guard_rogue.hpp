@@ -1,5 +1,5 @@
 // Rogue-detection scores for the guard's `kind: rogue` rules, from the same scorer as
-// `gpukill audit --rogue` (audit/rogue/assessment.hpp) with the same configuration
+// `gpukill audit --rogue` (detect/assessment.hpp) with the same configuration
 // (CONFIG_DIR/rogue.yaml or the defaults): its allow lists exempt a process, as they do
 // there. Effects at the edge (sockets, usage history, the configuration file); the
 // evaluator only sees the numbers. Computed only for policies with a rogue rule.

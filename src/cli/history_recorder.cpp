@@ -8,7 +8,7 @@
 namespace gpukill::cli {
 
 HistoryRecorder::HistoryRecorder(std::string state_dir, std::string config_dir,
-                                 audit::EnvironmentLookup env)
+                                 history::EnvironmentLookup env)
     : state_dir_(std::move(state_dir)), config_dir_(std::move(config_dir)), env_(std::move(env)) {}
 
 HistoryRecorder::HistoryRecorder(const GlobalOptions& global)
@@ -23,13 +23,13 @@ void HistoryRecorder::warn_once(const std::string& why) {
 void HistoryRecorder::record(const Snapshot& snapshot) {
     if (!opened_) {
         opened_ = true;
-        auto settings = audit::load_history_settings(config_dir_, env_);
+        auto settings = history::load_history_settings(config_dir_, env_);
         if (!settings) {
             warn_once(settings.error().what);
             return;
         }
         if (!settings->enabled) return;
-        auto store = audit::UsageStore::open(state_dir_, settings->store_options());
+        auto store = history::UsageStore::open(state_dir_, settings->store_options());
         if (!store) {
             warn_once(store.error().what);
             return;

@@ -1,25 +1,25 @@
 // Records the snapshots `list` and `watch` show into the usage history
-// (audit/usage_store.hpp), without ever blocking or breaking them: the store is opened
+// (history/usage_store.hpp), without ever blocking or breaking them: the store is opened
 // once per run on the first snapshot; any problem (settings, a read-only or full state
 // directory, a corrupt or foreign file, a lock held too long) is one warning line on
 // stderr the first time, "gpukill: usage history not recorded: <why>", and the listing
 // goes on unchanged. Disabled by GPUKILL_NO_HISTORY=1 or `enabled: false` in
-// CONFIG_DIR/history.yaml (audit/history_settings.hpp).
+// CONFIG_DIR/history.yaml (history/history_settings.hpp).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "audit/history_settings.hpp"
-#include "audit/usage_store.hpp"
 #include "cli/global_options.hpp"
+#include "history/history_settings.hpp"
+#include "history/usage_store.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::cli {
 
 class HistoryRecorder {
   public:
-    HistoryRecorder(std::string state_dir, std::string config_dir, audit::EnvironmentLookup env);
+    HistoryRecorder(std::string state_dir, std::string config_dir, history::EnvironmentLookup env);
     explicit HistoryRecorder(const GlobalOptions& global);
 
     // The whole snapshot, before any --gpu or --vendor restriction.
@@ -30,10 +30,10 @@ class HistoryRecorder {
 
     std::string state_dir_;
     std::string config_dir_;
-    audit::EnvironmentLookup env_;
+    history::EnvironmentLookup env_;
     bool opened_ = false;  // open attempted (once per run)
     bool warned_ = false;
-    std::unique_ptr<audit::UsageStore> store_;
+    std::unique_ptr<history::UsageStore> store_;
 };
 
 }  // namespace gpukill::cli

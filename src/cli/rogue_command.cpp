@@ -1,5 +1,5 @@
 // `gpukill audit --rogue`: every GPU holder judged by the rogue signals
-// (src/audit/rogue), findings reported and appended to the audit log. Reports only.
+// (src/detect), findings reported and appended to the audit log. Reports only.
 #include "cli/rogue_command.hpp"
 
 #include <fmt/format.h>
@@ -10,24 +10,24 @@
 
 #include "audit/audit_log.hpp"
 #include "audit/envelope.hpp"
-#include "audit/rogue/assessment.hpp"
-#include "audit/rogue/config_file.hpp"
-#include "audit/rogue/facts_reader.hpp"
-#include "audit/rogue/rogue_json.hpp"
 #include "audit/syslog_line.hpp"
-#include "audit/usage_store.hpp"
 #include "backends/registry.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/rogue_config_command.hpp"
 #include "cli/rogue_table.hpp"
+#include "detect/assessment.hpp"
+#include "detect/config_file.hpp"
+#include "detect/facts_reader.hpp"
+#include "detect/rogue_json.hpp"
 #include "discovery/discover.hpp"
+#include "history/usage_store.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
 
-namespace rogue = audit::rogue;
+namespace rogue = detect;
 
 constexpr double kMaxWindowHours = 24.0 * 36'500;  // as `gpukill audit`: a century
 
@@ -104,8 +104,8 @@ int detect(const GlobalOptions& global, const AuditOptions& options,
     context.roots = global.roots;
     context.now_unix_ms = now;
     context.since_unix_ms = now - static_cast<std::int64_t>(options.hours * 3600.0 * 1000.0);
-    std::unique_ptr<audit::UsageStore> store;
-    if (auto opened = audit::UsageStore::open_read_only(global.state_dir)) {
+    std::unique_ptr<history::UsageStore> store;
+    if (auto opened = history::UsageStore::open_read_only(global.state_dir)) {
         store = std::move(*opened);
         context.history = store.get();
     } else {

@@ -7,10 +7,10 @@
 
 #include "audit/audit_log.hpp"
 #include "audit/envelope.hpp"
-#include "audit/rogue/rogue_json.hpp"
 #include "audit/syslog_line.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/exit_codes.hpp"
+#include "detect/rogue_json.hpp"
 #include "host/proc_reader.hpp"
 #include "model/json_text.hpp"
 
@@ -30,12 +30,12 @@ int rogue_config_error_exit_code(const Error& error) {
     }
 }
 
-int print_rogue_config(const audit::rogue::LoadedRogueConfig& loaded, bool json) {
+int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json) {
     if (json) {
         const nlohmann::ordered_json document = {
-            {"schema_version", audit::rogue::kRogueSchemaVersion},
+            {"schema_version", detect::kRogueSchemaVersion},
             {"source", loaded.source},
-            {"config", audit::rogue::rogue_config_json(loaded.config)},
+            {"config", detect::rogue_config_json(loaded.config)},
         };
         std::fputs((json_text(document) + "\n").c_str(), stdout);
         return exit_code::ok;
@@ -43,16 +43,16 @@ int print_rogue_config(const audit::rogue::LoadedRogueConfig& loaded, bool json)
     const std::string header =
         fmt::format("rogue-detection configuration in effect\nsource: {}\nsettings: docs/ROGUE.md",
                     loaded.source);
-    std::fputs(audit::rogue::rogue_config_yaml(loaded.config, header).c_str(), stdout);
+    std::fputs(detect::rogue_config_yaml(loaded.config, header).c_str(), stdout);
     return exit_code::ok;
 }
 
-int export_rogue_config(const audit::rogue::LoadedRogueConfig& loaded) {
+int export_rogue_config(const detect::LoadedRogueConfig& loaded) {
     const std::string header = fmt::format(
         "gpukill rogue-detection configuration, exported from {}\n"
         "install with: gpukill audit --rogue-import-config FILE (settings: docs/ROGUE.md)",
         loaded.source);
-    std::fputs(audit::rogue::rogue_config_yaml(loaded.config, header).c_str(), stdout);
+    std::fputs(detect::rogue_config_yaml(loaded.config, header).c_str(), stdout);
     return exit_code::ok;
 }
 
@@ -64,11 +64,11 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
         return rogue_config_error_exit_code(text.error());
     }
     // Checked in full before anything is written: a wrong file changes nothing.
-    if (auto parsed = audit::rogue::parse_rogue_config(*text, file); !parsed) {
+    if (auto parsed = detect::parse_rogue_config(*text, file); !parsed) {
         print_error(parsed.error().what);
         return exit_code::invalid_arguments;
     }
-    auto installed = audit::rogue::install_rogue_config(global.config_dir, *text);
+    auto installed = detect::install_rogue_config(global.config_dir, *text);
     if (!installed) {
         print_error(installed.error().what);
         return installed.error().errno_value == EACCES || installed.error().errno_value == EPERM
@@ -76,8 +76,8 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
                    : exit_code::failure;
     }
     // The allow lists decide what is never reported: changing them is an audited action.
-    const auto record = audit::rogue::rogue_config_installed_record(audit::current_invocation(argv),
-                                                                    *installed, file);
+    const auto record =
+        detect::rogue_config_installed_record(audit::current_invocation(argv), *installed, file);
     if (auto log = audit::AuditLog::open(global.state_dir)) {
         if (auto appended = log->append(record); !appended) {
             print_error("warning: audit log write failed: " + appended.error().what);
@@ -88,7 +88,7 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
     }
     if (json) {
         const nlohmann::ordered_json document = {
-            {"schema_version", audit::rogue::kRogueSchemaVersion},
+            {"schema_version", detect::kRogueSchemaVersion},
             {"installed_path", *installed},
             {"from", file},
         };

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "audit/rogue/config_file.hpp"
 #include "cli/global_options.hpp"
+#include "detect/config_file.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::cli {
@@ -16,8 +16,8 @@ namespace gpukill::cli {
 // 3 for a file that is wrong (errno 0) or missing, 4 for one not permitted, else 1.
 int rogue_config_error_exit_code(const Error& error);
 
-int print_rogue_config(const audit::rogue::LoadedRogueConfig& loaded, bool json);
-int export_rogue_config(const audit::rogue::LoadedRogueConfig& loaded);
+int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json);
+int export_rogue_config(const detect::LoadedRogueConfig& loaded);
 int import_rogue_config(const GlobalOptions& global, const std::string& file, bool json,
                         const std::vector<std::string>& argv);
 

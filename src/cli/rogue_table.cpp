@@ -8,7 +8,7 @@
 namespace gpukill::cli {
 namespace {
 
-using audit::rogue::Assessment;
+using detect::Assessment;
 
 constexpr std::size_t kTopEvidenceWidth = 60;
 
@@ -42,7 +42,7 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
                                     : shortened(item.evidence.front().detail, kTopEvidenceWidth);
         rows.add_row({std::to_string(item.holder.info.pid), printable(item.holder.info.user),
                       printable(item.holder.info.comm), std::to_string(item.score),
-                      std::string(audit::rogue::risk_name(item.risk)), printable(top)});
+                      std::string(detect::risk_name(item.risk)), printable(top)});
     }
     const std::vector<std::string> row_lines = lines_of(rows.render());
     std::string out = row_lines.front() + "\n";
@@ -52,7 +52,7 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
         TextTable evidence({"WEIGHT", "SIGNAL", "EVIDENCE"}, {true, false, false});
         for (const auto& piece : item.evidence) {
             evidence.add_row({fmt::format("+{}", piece.weight),
-                              std::string(audit::rogue::signal_name(piece.signal)),
+                              std::string(detect::signal_name(piece.signal)),
                               printable(piece.detail)});
         }
         const std::vector<std::string> evidence_lines = lines_of(evidence.render(6));
@@ -70,8 +70,8 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
 
 }  // namespace
 
-std::string render_rogue_table(const audit::rogue::RogueReport& report,
-                               const audit::rogue::ReportContext& context) {
+std::string render_rogue_table(const detect::RogueReport& report,
+                               const detect::ReportContext& context) {
     std::string out;
     const std::size_t examined = report.processes_examined;
     const std::string history =

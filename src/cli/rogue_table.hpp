@@ -6,12 +6,12 @@
 
 #include <string>
 
-#include "audit/rogue/assessment.hpp"
-#include "audit/rogue/rogue_json.hpp"
+#include "detect/assessment.hpp"
+#include "detect/rogue_json.hpp"
 
 namespace gpukill::cli {
 
-std::string render_rogue_table(const audit::rogue::RogueReport& report,
-                               const audit::rogue::ReportContext& context);
+std::string render_rogue_table(const detect::RogueReport& report,
+                               const detect::ReportContext& context);
 
 }  // namespace gpukill::cli

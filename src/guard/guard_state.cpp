@@ -4,9 +4,9 @@
 
 #include <cerrno>
 
-#include "audit/state_dir.hpp"
 #include "guard/atomic_file.hpp"
 #include "host/proc_reader.hpp"
+#include "host/state_dir.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::guard {
@@ -70,7 +70,7 @@ Result<GuardState> parse_state(std::string_view text, std::string_view source) {
 }
 
 Result<GuardState> load_state(const std::string& state_dir) {
-    const std::string path = audit::state_file_path(state_dir, kStateFileName);
+    const std::string path = state_file_path(state_dir, kStateFileName);
     auto text = read_text_file(path);
     if (!text) {
         if (text.error().errno_value == ENOENT) return GuardState{};
@@ -80,8 +80,8 @@ Result<GuardState> load_state(const std::string& state_dir) {
 }
 
 Result<void> save_state(const std::string& state_dir, const GuardState& state) {
-    if (auto made = audit::make_state_directory(state_dir); !made) return made;
-    return replace_file_atomically(audit::state_file_path(state_dir, kStateFileName),
+    if (auto made = make_state_directory(state_dir); !made) return made;
+    return replace_file_atomically(state_file_path(state_dir, kStateFileName),
                                    json_text(state_to_json(state)) + "\n", 0640);
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "audit/usage_store.hpp"
+#include "history/usage_store.hpp"
 
 namespace gpukill::guard {
 
@@ -53,8 +53,8 @@ void History::add_snapshot(const Snapshot& snapshot) {
     for (const auto& [key, point] : snapshot_points(snapshot)) add(key, point);
 }
 
-void History::add_samples(std::span<const audit::ProcessSample> samples) {
-    for (const audit::ProcessSample& sample : samples) {
+void History::add_samples(std::span<const history::ProcessSample> samples) {
+    for (const history::ProcessSample& sample : samples) {
         add(ProcessGpuKey{sample.pid, sample.start_time_ticks, sample.gpu_index},
             UsagePoint{.time_unix_ms = sample.time_unix_ms,
                        .memory_bytes = sample.memory_bytes,

@@ -1,6 +1,6 @@
 // What the guard remembers of each process's GPU use over time: the samples sustained
 // rules (stuck, idle) look back over. Filled from the guard loop's own snapshots and,
-// where it exists, from the usage store (audit::ProcessSample), so a restarted loop
+// where it exists, from the usage store (history::ProcessSample), so a restarted loop
 // still sees the minutes before it started. Pure data.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 #include "model/snapshot.hpp"
 
-namespace gpukill::audit {
+namespace gpukill::history {
 struct ProcessSample;
 }
 
@@ -49,7 +49,7 @@ class History {
   public:
     // One point per process-GPU pair of the snapshot (processes with details only).
     void add_snapshot(const Snapshot& snapshot);
-    void add_samples(std::span<const audit::ProcessSample> samples);
+    void add_samples(std::span<const history::ProcessSample> samples);
     void add(const ProcessGpuKey& key, const UsagePoint& point);
 
     // In time order; empty when the pair was never seen.

@@ -80,13 +80,13 @@ TEST(AuditJson, EveryDocumentStartsWithTheSameHeader) {
 
 TEST(AuditJson, ProcessUsageFieldsUseUnitsAndNullForUnknown) {
     AuditScope scope{.kind = "processes", .source = "/s/usage.sqlite3"};
-    audit::ProcessUsage p;
+    history::ProcessUsage p;
     p.pid = 7;
     p.user = "alice";
     p.gpus = {0, 2};
     p.gpu_hours = 0.1 + 0.2;
     p.average_gpu_utilization_percent = 33.333333;
-    audit::SampleWeights weights;
+    history::SampleWeights weights;
     weights.instants = 3;
     weights.typical_interval_ms = 10'000;
     weights.cap_ms = 20'000;

@@ -5,17 +5,17 @@
 #include <filesystem>
 #include <map>
 
-#include "../audit/usage_test_support.hpp"
+#include "../history/usage_test_support.hpp"
 #include "../host/host_test_support.hpp"
-#include "audit/usage_store.hpp"
 #include "cli/history_recorder.hpp"
+#include "history/usage_store.hpp"
 
 namespace gpukill::cli {
 namespace {
 
 using namespace usage_test;
 
-audit::EnvironmentLookup env_of(std::map<std::string, std::string> vars) {
+history::EnvironmentLookup env_of(std::map<std::string, std::string> vars) {
     return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
         auto found = vars.find(name);
         if (found == vars.end()) return std::nullopt;
@@ -34,7 +34,7 @@ TEST(HistoryRecorder, RecordsEveryFrameOfARun) {
         recorder.record(make_snapshot(kBase + frame * kSecond, {make_gpu(0)}, {{}}));
     }
     EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
-    auto store = audit::UsageStore::open_read_only(dir / "state");
+    auto store = history::UsageStore::open_read_only(dir / "state");
     ASSERT_TRUE(store) << store.error().what;
     EXPECT_EQ((*store)->gpu_samples({})->size(), 3u);
 }

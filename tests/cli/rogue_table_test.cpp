@@ -7,7 +7,7 @@
 namespace gpukill::cli {
 namespace {
 
-using namespace audit::rogue;
+using namespace detect;
 
 Assessment finding(pid_t pid, std::string comm, int score, std::vector<Evidence> evidence) {
     Assessment assessment;

@@ -1,0 +1,300 @@
+// parse_rogue_config: the strict YAML reader (config_file.hpp).
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "detect/config_file.hpp"
+#include "detect/proc_net_tcp.hpp"
+#include "detect/yaml_fields.hpp"
+#include "model/byte_size.hpp"
+#include "model/yaml_load.hpp"
+
+namespace gpukill::detect {
+namespace {
+
+using yaml_fields::EntryCheck;
+using yaml_fields::for_each_key;
+using yaml_fields::plain;
+using yaml_fields::read_int;
+using yaml_fields::read_number;
+using yaml_fields::read_strings;
+using yaml_fields::Reader;
+using yaml_fields::shown;
+using yaml_fields::unknown_key;
+
+bool has_space(const std::string& text) {
+    return text.find_first_of(" \t\r\n") != std::string::npos;
+}
+
+std::string check_pattern(const std::string& name) {
+    if (name.find('/') != std::string::npos) return "is a path; give the program's name";
+    const auto star = name.find('*');
+    if (star != std::string::npos && star + 1 != name.size()) {
+        return "has '*' before its end; only a trailing '*' (a prefix) is supported";
+    }
+    if (name == "*") return "would match every process";
+    return "";
+}
+
+std::string check_option(const std::string& option) {
+    if (option.front() != '-') return "is not an option (it must start with '-')";
+    if (option.find('=') != std::string::npos || has_space(option)) {
+        return "must be the option word alone, without a value";
+    }
+    return "";
+}
+
+std::string check_word(const std::string& word) {
+    return has_space(word) ? "must not contain spaces" : "";
+}
+
+std::string check_host(const std::string& host) {
+    if (parse_ip_address(host)) return "";
+    const bool name_chars =
+        host.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") ==
+        std::string::npos;
+    if (!name_chars || host.front() == '.' || host.back() == '.' ||
+        host.find("..") != std::string::npos) {
+        return "is neither a host name nor an IP address (no scheme, port or path)";
+    }
+    return "";
+}
+
+std::string check_absolute(const std::string& path) {
+    if (path.front() != '/') return "is not an absolute path";
+    return "";
+}
+
+std::string check_dir(const std::string& path) {
+    if (path.front() != '/') return "is not an absolute path";
+    if (path.find_first_not_of('/') == std::string::npos) return "would cover every executable";
+    return "";
+}
+
+std::string check_allowed_name(const std::string& name) {
+    if (name.find('/') != std::string::npos) {
+        return "is a path; put executables under allow.executables";
+    }
+    if (name.find('*') != std::string::npos) {
+        return "has '*': allow lists match exactly, never by pattern";
+    }
+    return "";
+}
+
+Result<std::vector<unsigned>> read_ports(const Reader& reader, const YAML::Node& list) {
+    std::vector<unsigned> ports;
+    if (list.IsNull()) return ports;
+    if (!list.IsSequence()) {
+        return reader.error(list.Mark(),
+                            "pool_ports must be a list, e.g. pool_ports: [3333, 4444]");
+    }
+    for (const YAML::Node& item : list) {
+        auto port = read_int(reader, item, "pool_ports", 1, 65535);
+        if (!port) return std::unexpected(port.error());
+        if (std::find(ports.begin(), ports.end(), *port) != ports.end()) {
+            return reader.error(item.Mark(), fmt::format("pool_ports: {} is listed twice", *port));
+        }
+        ports.push_back(static_cast<unsigned>(*port));
+    }
+    return ports;
+}
+
+Result<void> read_risk(const Reader& reader, const YAML::Node& map, RiskThresholds& risk) {
+    auto read = for_each_key(
+        reader, map, "risk_levels",
+        [&](const std::string& name, const YAML::Node& key,
+            const YAML::Node& value) -> Result<void> {
+            int* target = name == "medium"     ? &risk.medium
+                          : name == "high"     ? &risk.high
+                          : name == "critical" ? &risk.critical
+                                               : nullptr;
+            if (target == nullptr) {
+                return unknown_key(reader, key, "risk_levels", "medium, high, critical");
+            }
+            auto level = read_int(reader, value, "risk_levels." + name, 1, kMaxScore);
+            if (!level) return std::unexpected(level.error());
+            *target = static_cast<int>(*level);
+            return {};
+        });
+    if (!read) return read;
+    if (!(risk.medium < risk.high && risk.high < risk.critical)) {
+        return reader.error(map.Mark(),
+                            fmt::format("risk_levels must rise: medium {} < high {} < critical {}",
+                                        risk.medium, risk.high, risk.critical));
+    }
+    return {};
+}
+
+Result<void> read_weights(const Reader& reader, const YAML::Node& map, RogueConfig& config) {
+    std::string known;
+    for (Signal signal : kAllSignals) {
+        if (!known.empty()) known += ", ";
+        known += signal_name(signal);
+    }
+    return for_each_key(reader, map, "weights",
+                        [&](const std::string& name, const YAML::Node& key,
+                            const YAML::Node& value) -> Result<void> {
+                            auto signal = signal_from_name(name);
+                            if (!signal) return unknown_key(reader, key, "weights", known);
+                            auto weight = read_int(reader, value, "weights." + name, 0, kMaxScore);
+                            if (!weight) return std::unexpected(weight.error());
+                            config.set_weight(*signal, static_cast<int>(*weight));
+                            return {};
+                        });
+}
+
+Result<void> read_usage_shape(const Reader& reader, const YAML::Node& map,
+                              UsageShapeConfig& shape) {
+    return for_each_key(
+        reader, map, "usage_shape",
+        [&](const std::string& name, const YAML::Node& key,
+            const YAML::Node& value) -> Result<void> {
+            const std::string where = "usage_shape." + name;
+            if (name == "min_utilization_percent") {
+                auto percent = read_int(reader, value, where, 1, 100);
+                if (!percent) return std::unexpected(percent.error());
+                shape.min_utilization_percent = static_cast<unsigned>(*percent);
+            } else if (name == "min_minutes") {
+                auto minutes = read_number(reader, value, where, 0, 525600, true);
+                if (!minutes) return std::unexpected(minutes.error());
+                shape.min_minutes = *minutes;
+            } else if (name == "max_memory") {
+                auto bytes = plain(value) ? parse_byte_size(value.Scalar())
+                                          : Result<std::uint64_t>(fail("not a size"));
+                if (!bytes || *bytes == 0) {
+                    return reader.error(value.Mark(),
+                                        fmt::format("{}: {} is not a memory size above 0 "
+                                                    "(e.g. 512M, 1G)",
+                                                    where, shown(value)));
+                }
+                shape.max_memory_bytes = *bytes;
+            } else if (name == "max_memory_variation") {
+                auto variation = read_number(reader, value, where, 0, 100, false);
+                if (!variation) return std::unexpected(variation.error());
+                shape.max_memory_variation = *variation;
+            } else if (name == "max_sample_gap_seconds") {
+                auto gap = read_number(reader, value, where, 0, 604800, true);
+                if (!gap) return std::unexpected(gap.error());
+                shape.max_sample_gap_seconds = *gap;
+            } else {
+                return unknown_key(reader, key, "usage_shape",
+                                   "min_utilization_percent, min_minutes, max_memory, "
+                                   "max_memory_variation, max_sample_gap_seconds");
+            }
+            return {};
+        });
+}
+
+Result<void> read_allow(const Reader& reader, const YAML::Node& map, AllowList& allow) {
+    return for_each_key(
+        reader, map, "allow",
+        [&](const std::string& name, const YAML::Node& key,
+            const YAML::Node& value) -> Result<void> {
+            Result<std::vector<std::string>> list;
+            if (name == "users") {
+                list = read_strings(reader, value, "allow.users", check_word);
+                if (list) allow.users = *list;
+            } else if (name == "executables") {
+                list = read_strings(reader, value, "allow.executables", check_absolute);
+                if (list) allow.executables = *list;
+            } else if (name == "names") {
+                list = read_strings(reader, value, "allow.names", check_allowed_name);
+                if (list) allow.names = *list;
+            } else {
+                return unknown_key(reader, key, "allow", "users, executables, names");
+            }
+            if (!list) return std::unexpected(list.error());
+            return {};
+        });
+}
+
+constexpr const char* kTopLevelKeys =
+    "report_threshold, risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
+    "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, allow";
+
+Result<void> read_top_level(const Reader& reader, const YAML::Node& document, RogueConfig& config) {
+    if (document.IsNull()) return {};
+    if (!document.IsMap()) {
+        return reader.error(document.Mark(),
+                            fmt::format("expected a mapping with the keys {}", kTopLevelKeys));
+    }
+    auto strings = [&](const YAML::Node& value, const std::string& key,
+                       std::vector<std::string>& out, const EntryCheck& check) -> Result<void> {
+        auto list = read_strings(reader, value, key, check);
+        if (!list) return std::unexpected(list.error());
+        out = std::move(*list);
+        return {};
+    };
+    return for_each_key(reader, document, "the file",
+                        [&](const std::string& name, const YAML::Node& key,
+                            const YAML::Node& value) -> Result<void> {
+                            if (name == "report_threshold") {
+                                auto threshold = read_int(reader, value, name, 1, kMaxScore);
+                                if (!threshold) return std::unexpected(threshold.error());
+                                config.report_threshold = static_cast<int>(*threshold);
+                                return {};
+                            }
+                            if (name == "unattended_min_hours") {
+                                auto hours = read_number(reader, value, name, 0, 87600, false);
+                                if (!hours) return std::unexpected(hours.error());
+                                config.unattended_min_hours = *hours;
+                                return {};
+                            }
+                            if (name == "risk_levels") return read_risk(reader, value, config.risk);
+                            if (name == "weights") return read_weights(reader, value, config);
+                            if (name == "usage_shape")
+                                return read_usage_shape(reader, value, config.usage_shape);
+                            if (name == "allow") return read_allow(reader, value, config.allow);
+                            if (name == "miner_names")
+                                return strings(value, name, config.miner_names, check_pattern);
+                            if (name == "masquerade_names") {
+                                return strings(value, name, config.masquerade_names, check_pattern);
+                            }
+                            if (name == "miner_options") {
+                                return strings(value, name, config.miner_options, check_option);
+                            }
+                            if (name == "algorithms")
+                                return strings(value, name, config.algorithms, check_word);
+                            if (name == "pool_hosts")
+                                return strings(value, name, config.pool_hosts, check_host);
+                            if (name == "temp_dirs")
+                                return strings(value, name, config.temp_dirs, check_dir);
+                            if (name == "pool_ports") {
+                                auto ports = read_ports(reader, value);
+                                if (!ports) return std::unexpected(ports.error());
+                                config.pool_ports = std::move(*ports);
+                                return {};
+                            }
+                            return unknown_key(reader, key, "the file", kTopLevelKeys);
+                        });
+}
+
+}  // namespace
+
+Result<RogueConfig> parse_rogue_config(std::string_view text, std::string_view source) {
+    const Reader reader(source);
+    std::vector<YAML::Node> documents;
+    try {
+        documents = load_yaml_documents(text);
+    } catch (const YAML::Exception& e) {
+        // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
+        return reader.error(e.mark, e.msg);
+    }
+    if (documents.size() > 1) {
+        return reader.error(documents[1].Mark(), "more than one YAML document; use one");
+    }
+    RogueConfig config = default_rogue_config();
+    if (!documents.empty()) {
+        if (auto read = read_top_level(reader, documents.front(), config); !read) {
+            return std::unexpected(read.error());
+        }
+    }
+    return config;
+}
+
+}  // namespace gpukill::detect

@@ -1,0 +1,74 @@
+// What rogue detection looks for and how much each sign weighs: CONFIG_DIR/rogue.yaml
+// (config_file.hpp) over these documented defaults (docs/ROGUE.md). Plain data.
+//
+// Scoring: each signal that fires adds its weight once (several observations of one
+// signal are one piece of evidence); the score is the sum, capped at 100. A process
+// scoring report_threshold or more is a finding. Risk: low below risk.medium, then
+// medium, high, critical at their lower bounds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "detect/signals.hpp"
+
+namespace gpukill::detect {
+
+inline constexpr int kMaxScore = 100;
+
+struct RiskThresholds {
+    int medium = 40;
+    int high = 70;
+    int critical = 90;
+    friend bool operator==(const RiskThresholds&, const RiskThresholds&) = default;
+};
+
+// Mining keeps a GPU at full load for hours with a small, constant working set; training
+// and inference hold gigabytes that vary (or grow) as batches and caches come and go.
+struct UsageShapeConfig {
+    unsigned min_utilization_percent = 90;
+    double min_minutes = 30;  // the busy stretch must last this long
+    std::uint64_t max_memory_bytes = std::uint64_t{1} << 30;
+    double max_memory_variation = 0.05;  // coefficient of variation (stddev / mean)
+    // Samples further apart than this break a stretch: nobody saw what happened between.
+    double max_sample_gap_seconds = 300;
+    friend bool operator==(const UsageShapeConfig&, const UsageShapeConfig&) = default;
+};
+
+// Exact matches only, never substrings (docs/ROGUE.md).
+struct AllowList {
+    std::vector<std::string> users;        // account name or uid as digits
+    std::vector<std::string> executables;  // absolute executable path
+    std::vector<std::string> names;        // comm, when the executable is that program
+    friend bool operator==(const AllowList&, const AllowList&) = default;
+};
+
+struct RogueConfig {
+    int report_threshold = 40;
+    RiskThresholds risk;
+    std::array<int, kSignalCount> weights{};  // by Signal; see weight()
+    UsageShapeConfig usage_shape;
+    double unattended_min_hours = 6;
+    // Names may end in '*' (a prefix pattern); compared case-insensitively.
+    std::vector<std::string> miner_names;
+    std::vector<std::string> masquerade_names;
+    std::vector<std::string> miner_options;  // exact option words, e.g. --donate-level
+    std::vector<std::string> algorithms;     // values of --algo / -a, case-insensitive
+    std::vector<unsigned> pool_ports;
+    // Host names (matched in command lines, also as a parent domain: "2miners.com"
+    // covers "etc.2miners.com") and IP addresses (also matched against connections;
+    // names are never resolved).
+    std::vector<std::string> pool_hosts;
+    std::vector<std::string> temp_dirs;  // absolute directories
+    AllowList allow;
+
+    int weight(Signal signal) const { return weights[static_cast<std::size_t>(signal)]; }
+    void set_weight(Signal signal, int value) { weights[static_cast<std::size_t>(signal)] = value; }
+    friend bool operator==(const RogueConfig&, const RogueConfig&) = default;
+};
+
+RogueConfig default_rogue_config();
+
+}  // namespace gpukill::detect
