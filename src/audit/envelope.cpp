@@ -40,6 +40,8 @@ std::optional<uid_t> parse_uid(const std::optional<std::string>& text) {
     return uid;
 }
 
+}  // namespace
+
 // Random so that two runs in the same second under the same PID (containers) still
 // differ; the fallback is unique enough for grouping when the kernel has no entropy yet.
 std::string new_run_id() {
@@ -56,6 +58,8 @@ std::string new_run_id() {
                            std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()),
                        static_cast<std::uint64_t>(::getpid()));
 }
+
+namespace {
 
 bool shell_safe(char c) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
@@ -105,6 +109,18 @@ Invocation current_invocation(const std::vector<std::string>& argv) {
     who.pid = ::getpid();
     who.command = shell_join(argv);
     who.run_id = new_run_id();
+    who.actor = Actor{.interface = Interface::cli, .name = who.user, .remote = std::nullopt};
+    return who;
+}
+
+Actor local_actor(Interface interface) {
+    return Actor{.interface = interface, .name = user_name(::getuid()), .remote = std::nullopt};
+}
+
+Invocation invocation_for(const Actor& actor, std::string command) {
+    Invocation who = current_invocation({});
+    who.command = std::move(command);
+    who.actor = actor;
     return who;
 }
 
@@ -126,6 +142,10 @@ json audit_envelope(std::string_view event, const Invocation& who,
         {"gpukill_pid", who.pid},
         {"command", who.command},
         {"run_id", who.run_id},
+        {"actor",
+         {{"interface", to_string(who.actor.interface)},
+          {"name", who.actor.name},
+          {"remote", optional_value(who.actor.remote)}}},
     };
 }
 

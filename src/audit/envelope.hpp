@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/actor.hpp"
+
 namespace gpukill::audit {
 
 // Bumped only when a field changes meaning or goes away; adding fields keeps it.
@@ -30,18 +32,31 @@ struct Invocation {
     pid_t pid = 0;        // gpukill's own PID
     std::string command;  // argv, shell-quoted where an argument needs it
     std::string run_id;   // 32 hex digits, random per run: groups the records of one run
+    Actor actor;          // who asked, through which interface (cli: the user above)
 };
 
 // Reads host name, uids, SUDO_* and PID of the calling process. Never fails: a value
 // that cannot be read is left empty ("" host, a run_id from time and PID).
 Invocation current_invocation(const std::vector<std::string>& argv);
 
+// The same for an action an interface carries out on `actor`'s behalf: `command` is
+// what was asked, in the interface's words (argv for the command line, the API call
+// otherwise); a new run_id.
+Invocation invocation_for(const Actor& actor, std::string command);
+
+// This process's user acting through `interface` (cli, guard): name = the account name.
+Actor local_actor(Interface interface);
+
+// 32 random hex digits.
+std::string new_run_id();
+
 // Arguments joined by spaces, each quoted POSIX-shell style when it is empty or holds
 // anything but [A-Za-z0-9_@%+=:,./-], so the line can be pasted back into a shell.
 std::string shell_join(const std::vector<std::string>& argv);
 
 // {"schema_version", "event", "timestamp", "timestamp_unix_ms", "host", "user", "uid",
-//  "euid", "sudo_user", "sudo_uid", "gpukill_pid", "command", "run_id"}; docs/AUDIT.md.
+//  "euid", "sudo_user", "sudo_uid", "gpukill_pid", "command", "run_id",
+//  "actor": {"interface", "name", "remote"}}; docs/AUDIT.md.
 nlohmann::ordered_json audit_envelope(
     std::string_view event, const Invocation& who,
     std::chrono::system_clock::time_point when = std::chrono::system_clock::now());

@@ -249,6 +249,12 @@ std::string syslog_line(const json& record) {
     line.add("by", record, {"user"});
     line.add("uid", record, {"uid"});
     line.add("sudo_user", record, {"sudo_user"});
+    // The command line is the default actor; others (agent, MCP, guard) are named.
+    if (const json* via = find(record, {"actor", "interface"}); via && *via != "cli") {
+        line.add("via", record, {"actor", "interface"});
+        line.add("for", record, {"actor", "name"});
+        line.add("from", record, {"actor", "remote"});
+    }
     line.add("run_id", record, {"run_id"});
     return std::move(line).finish();
 }

@@ -3,6 +3,7 @@
 // loaded and why not. Host-side facts (/proc, device files) are not its business.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,14 @@ class Backend {
     // Every GPU with its metrics and process lists. A failing call on one GPU marks
     // that value unknown (and adds a problem line); it never drops the GPU.
     virtual std::vector<GpuReading> read_gpus() = 0;
+
+    // Runs `reset`, a vendor reset of some of this backend's GPUs (reclaim/reset_exec),
+    // with the backend's own driver session let go, and takes the session up again
+    // afterwards. NVML keeps every GPU's device file open while initialised and
+    // nvidia-smi refuses to reset a GPU anyone has open, so the NVML backend shuts NVML
+    // down around it; a long-running process (the agent) keeps its backend throughout.
+    // Backends that hold nothing open (DRM reads sysfs) just run it.
+    virtual void without_driver_session(const std::function<void()>& reset) { reset(); }
 };
 
 }  // namespace gpukill

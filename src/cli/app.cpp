@@ -11,13 +11,13 @@
 
 #include "cli/audit_command.hpp"
 #include "cli/doctor.hpp"
-#include "cli/exit_codes.hpp"
 #include "cli/global_options.hpp"
 #include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/reset_command.hpp"
 #include "cli/standard_streams.hpp"
+#include "engine/outcome_codes.hpp"
 
 namespace gpukill::cli {
 namespace {

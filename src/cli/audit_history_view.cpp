@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "cli/human_format.hpp"
 #include "cli/text_table.hpp"
+#include "model/human_format.hpp"
 #include "model/json_optional.hpp"
 #include "model/snapshot_json.hpp"
 

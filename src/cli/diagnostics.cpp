@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "cli/exit_codes.hpp"
+#include "engine/outcome_codes.hpp"
 
 namespace gpukill::cli {
 
@@ -19,6 +19,28 @@ int print_error(std::string_view message, int code) {
 
 int usage_error(std::string_view message) {
     return print_error(message, exit_code::invalid_arguments);
+}
+
+int exit_code_for(ErrorCategory category) {
+    switch (category) {
+        case ErrorCategory::invalid_input:
+        case ErrorCategory::not_found:
+            return exit_code::invalid_arguments;
+        case ErrorCategory::permission:
+            return exit_code::permission_denied;
+        case ErrorCategory::unsupported:
+            return exit_code::unsupported;
+        case ErrorCategory::refused:
+        case ErrorCategory::conflict:
+        case ErrorCategory::unavailable:
+        case ErrorCategory::internal:
+            return exit_code::failure;
+    }
+    return exit_code::failure;
+}
+
+int report_error(const Error& error) {
+    return print_error(error.what, exit_code_for(error.category));
 }
 
 }  // namespace gpukill::cli

@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "model/result.hpp"
+
 namespace gpukill::cli {
 
 void print_error(std::string_view message);
@@ -13,5 +15,13 @@ int print_error(std::string_view message, int code);
 
 // print_error, then exit_code::invalid_arguments.
 int usage_error(std::string_view message);
+
+// The exit code of an error by its category (README): invalid input and not found 3,
+// permission 4, unsupported 5, everything else (unavailable, conflict, refused,
+// internal) 1.
+int exit_code_for(ErrorCategory category);
+
+// print_error(error.what), then exit_code_for(error.category).
+int report_error(const Error& error);
 
 }  // namespace gpukill::cli

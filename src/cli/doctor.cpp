@@ -11,8 +11,8 @@
 #include <regex>
 
 #include "backends/registry.hpp"
-#include "cli/exit_codes.hpp"
 #include "discovery/discover.hpp"
+#include "engine/outcome_codes.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {

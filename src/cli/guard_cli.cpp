@@ -10,13 +10,14 @@
 
 #include "backends/registry.hpp"
 #include "cli/diagnostics.hpp"
-#include "cli/exit_codes.hpp"
 #include "cli/guard_inputs.hpp"
 #include "cli/guard_report.hpp"
-#include "cli/guard_rogue.hpp"
 #include "cli/guard_run.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/snapshot_json_read.hpp"
+#include "engine/guard_inputs.hpp"
+#include "engine/guard_rogue.hpp"
+#include "engine/outcome_codes.hpp"
 #include "guard/policy_yaml.hpp"
 #include "guard/unix_groups.hpp"
 #include "host/proc_reader.hpp"
@@ -91,16 +92,18 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
             .count();
     guard::History history;
     if (guard::history_needed(policy->policy) > guard::max_sample_gap(policy->policy)) {
-        history = history_from_store(global.state_dir, snapshot.timestamp_unix_ms - looks_back_ms,
-                                     snapshot.timestamp_unix_ms, notes);
+        history =
+            engine::history_from_store(global.state_dir, snapshot.timestamp_unix_ms - looks_back_ms,
+                                       snapshot.timestamp_unix_ms, notes);
     }
-    const guard::GuardState state = saved_state(global.state_dir, notes);
+    const guard::GuardState state = engine::saved_state(global.state_dir, notes);
     const auto groups = guard::resolve_unix_groups(policy->policy, snapshot);
     // Rogue evidence (sockets, sessions) is read from the live processes: a saved
     // snapshot's PIDs may name others by now.
     std::map<guard::IdentityKey, guard::RogueScore> rogue_scores;
     if (!options.snapshot) {
-        rogue_scores = rogue_scores_for(global, policy->policy, snapshot, notes);
+        rogue_scores = engine::rogue_scores_for(global.roots, global.config_dir, global.state_dir,
+                                                policy->policy, snapshot, notes);
     } else if (std::any_of(policy->policy.rules.begin(), policy->policy.rules.end(),
                            [](const guard::RunawayRule& rule) {
                                return rule.kind == guard::RunawayKind::rogue;
@@ -124,7 +127,7 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
                        .terminate_timeout = policy->policy.terminate_timeout,
                        .evaluated_at_unix_ms = clock.unix_ms(),
                        .snapshot_source = taken->source,
-                       .processes_checked = processes_judged(snapshot),
+                       .processes_checked = engine::processes_judged(snapshot),
                        .decisions = &evaluation.decisions,
                        .notes = notes};
     if (options.json) {

@@ -13,7 +13,7 @@
 #include "audit/audit_log.hpp"
 #include "audit/syslog_line.hpp"
 #include "cli/diagnostics.hpp"
-#include "cli/exit_codes.hpp"
+#include "engine/outcome_codes.hpp"
 #include "guard/atomic_file.hpp"
 #include "guard/guard_records.hpp"
 #include "guard/policy_edit.hpp"

@@ -1,7 +1,7 @@
-// What `guard test` and `guard run` both gather before evaluating: the policy file, the
-// reclaim engine's protected list, the saved warnings and the usage history. Problems
-// that stop the command are printed here ("gpukill: ...") and come back as the exit
-// code; problems that only limit the evaluation come back as notes.
+// What `guard test` and `guard run` both load before evaluating: the policy file and the
+// reclaim engine's protected list. Problems that stop the command are printed here
+// ("gpukill: ...") and come back as the exit code. The saved warnings and the usage
+// history are the engine's (engine/guard_inputs.hpp).
 #pragma once
 
 #include <expected>
@@ -29,16 +29,5 @@ std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
 
 // CONFIG_DIR/protected.yaml over the built-in list (exit 3 malformed, 1 unreadable).
 std::expected<reclaim::ProtectedList, int> load_reclaim_protected(const GlobalOptions& global);
-
-// The usage store's samples of [since, until) as history; empty with a note when
-// there is no store yet or it cannot be read.
-guard::History history_from_store(const std::string& state_dir, std::int64_t since_unix_ms,
-                                  std::int64_t until_unix_ms, std::vector<std::string>& notes);
-
-// STATE_DIR/guard-state.json; an unreadable or foreign file is a note and an empty state.
-guard::GuardState saved_state(const std::string& state_dir, std::vector<std::string>& notes);
-
-// Processes the rules judge: details read, holding a GPU.
-std::size_t processes_judged(const Snapshot& snapshot);
 
 }  // namespace gpukill::cli

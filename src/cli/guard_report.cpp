@@ -1,8 +1,10 @@
 #include "cli/guard_report.hpp"
 
+#include "guard/decision_text.hpp"
+
 #include <fmt/format.h>
 
-#include "cli/human_format.hpp"
+#include "model/human_format.hpp"
 #include "model/json_optional.hpp"
 #include "model/snapshot_json.hpp"
 
@@ -13,15 +15,6 @@ using guard::Action;
 using guard::Decision;
 using guard::Verdict;
 
-std::string action_words(Action action, std::chrono::seconds terminate_timeout) {
-    if (action == Action::kill) return "kill (SIGKILL)";
-    return fmt::format("terminate (SIGTERM, SIGKILL after {}s)", terminate_timeout.count());
-}
-
-std::string when(std::optional<std::int64_t> unix_ms) {
-    return unix_ms ? format_local_time(*unix_ms) : std::string("?");
-}
-
 std::string gpus_text(const std::vector<unsigned>& gpus) {
     std::string text;
     for (unsigned gpu : gpus) text += (text.empty() ? "" : ",") + std::to_string(gpu);
@@ -29,31 +22,6 @@ std::string gpus_text(const std::vector<unsigned>& gpus) {
 }
 
 }  // namespace
-
-std::string describe_outcome(const Decision& decision, std::chrono::seconds terminate_timeout) {
-    const Action action = decision.enforcement.action;
-    switch (decision.verdict) {
-        case Verdict::warn:
-            if (action == Action::warn) return "warn";
-            return fmt::format("warn now; {} at {} if still in breach (grace {}s)",
-                               action_words(action, terminate_timeout),
-                               when(decision.acts_at_unix_ms),
-                               decision.enforcement.grace_period.count());
-        case Verdict::in_grace:
-            return fmt::format(
-                "warned at {}; {} at {} if still in breach", when(decision.warned_at_unix_ms),
-                action_words(action, terminate_timeout), when(decision.acts_at_unix_ms));
-        case Verdict::warned:
-            return fmt::format("already warned at {}; nothing more (action warn)",
-                               when(decision.warned_at_unix_ms));
-        case Verdict::terminate:
-        case Verdict::kill:
-            return action_words(action, terminate_timeout) + " now";
-        case Verdict::protected_process:
-            return "nothing: protected, " + decision.protected_because;
-    }
-    return "?";
-}
 
 std::string render_guard_report(const GuardReport& report) {
     const std::vector<Decision>& decisions = *report.decisions;

@@ -30,8 +30,4 @@ inline constexpr int kGuardReportSchemaVersion = 1;
 std::string render_guard_report(const GuardReport& report);
 nlohmann::ordered_json guard_report_json(const GuardReport& report);
 
-// What a verdict leads to, in words: "terminate at 12:05:00 if still in breach".
-std::string describe_outcome(const guard::Decision& decision,
-                             std::chrono::seconds terminate_timeout);
-
 }  // namespace gpukill::cli

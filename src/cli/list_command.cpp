@@ -6,14 +6,13 @@
 
 #include <cstdio>
 
-#include "backends/registry.hpp"
 #include "cli/diagnostics.hpp"
-#include "cli/exit_codes.hpp"
-#include "cli/history_recorder.hpp"
+#include "cli/engine_session.hpp"
 #include "cli/snapshot_table.hpp"
 #include "cli/watch.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "engine/outcome_codes.hpp"
 #include "model/json_text.hpp"
 #include "model/snapshot_json.hpp"
 
@@ -22,12 +21,11 @@ namespace {
 
 // One frame: a snapshot reduced to what the user asked for, rendered. The whole
 // snapshot goes to the usage history first, when `history` is given.
-int render_frame(const GlobalOptions& global, const ListOptions& options,
-                 const std::vector<std::unique_ptr<Backend>>& backends,
-                 std::optional<Vendor> vendor, HistoryRecorder* history, DiscoveryState& discovery,
+int render_frame(engine::Engine& engine, const ListOptions& options, std::optional<Vendor> vendor,
                  std::string& text) {
-    Snapshot snapshot = discover(global.roots, backends, &discovery);
-    if (history) history->record(snapshot);
+    engine::ListOutcome listed = engine.list({.record_history = true});
+    if (listed.history_warning) print_error(*listed.history_warning);
+    Snapshot snapshot = std::move(listed.snapshot);
     if (vendor) snapshot = restrict_to_vendor(snapshot, *vendor);
     if (options.gpu) {
         auto index = resolve_gpu_selector(*options.gpu, snapshot.gpus);
@@ -60,27 +58,21 @@ int run_list(const GlobalOptions& global, const ListOptions& options) {
     }
     // Every backend, whatever --vendor says: GPU indexes are the host's (ordered by PCI
     // address across vendors), so a filtered listing must see all GPUs to number them.
-    auto backends = open_backends(backend_config(global), std::nullopt);
-    if (auto failure = requested_backend_failure(backends)) {
-        print_error(*failure);
-        return exit_code::failure;
-    }
     // The whole host is recorded, whatever --vendor and --gpu show (they restrict after).
-    HistoryRecorder recorder(global);
-    HistoryRecorder* history = &recorder;
-    // Kept across watch frames: DRM per-process utilisation is measured between two.
-    DiscoveryState discovery;
+    // The engine keeps what discovery needs across watch frames (DRM per-process
+    // utilisation is measured between two).
+    auto engine = open_engine(global);
+    if (!engine) return engine.error();
     if (!options.watch) {
         std::string text;
-        int code = render_frame(global, options, backends, *vendor, history, discovery, text);
+        int code = render_frame(**engine, options, *vendor, text);
         if (code == exit_code::ok) std::fputs(text.c_str(), stdout);
         return code;
     }
     WatchOptions watch{.interval_seconds = options.interval_seconds,
                        .clear_screen = !options.json && isatty(STDOUT_FILENO) == 1};
-    return watch_until_interrupted(watch, [&](std::string& text) {
-        return render_frame(global, options, backends, *vendor, history, discovery, text);
-    });
+    return watch_until_interrupted(
+        watch, [&](std::string& text) { return render_frame(**engine, options, *vendor, text); });
 }
 
 }  // namespace gpukill::cli

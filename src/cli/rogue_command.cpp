@@ -13,7 +13,6 @@
 #include "audit/syslog_line.hpp"
 #include "backends/registry.hpp"
 #include "cli/diagnostics.hpp"
-#include "cli/exit_codes.hpp"
 #include "cli/rogue_config_command.hpp"
 #include "cli/rogue_table.hpp"
 #include "detect/assessment.hpp"
@@ -21,6 +20,7 @@
 #include "detect/facts_reader.hpp"
 #include "detect/rogue_json.hpp"
 #include "discovery/discover.hpp"
+#include "engine/outcome_codes.hpp"
 #include "history/usage_store.hpp"
 #include "model/json_text.hpp"
 

@@ -9,8 +9,8 @@
 #include "audit/envelope.hpp"
 #include "audit/syslog_line.hpp"
 #include "cli/diagnostics.hpp"
-#include "cli/exit_codes.hpp"
 #include "detect/rogue_json.hpp"
+#include "engine/outcome_codes.hpp"
 #include "host/proc_reader.hpp"
 #include "model/json_text.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/human_format.hpp"
 #include "cli/text_table.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {

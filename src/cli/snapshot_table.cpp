@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cli/human_format.hpp"
 #include "cli/text_table.hpp"
+#include "model/human_format.hpp"
 #include "model/snapshot_json.hpp"
 
 namespace gpukill::cli {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli/exit_codes.hpp"
+#include "engine/outcome_codes.hpp"
 
 namespace gpukill::cli {
 

@@ -1,6 +1,6 @@
 #include "cli/text_table.hpp"
 
-#include "cli/human_format.hpp"
+#include "model/human_format.hpp"
 
 #include <algorithm>
 

@@ -15,6 +15,7 @@ int watch_until_interrupted(const WatchOptions& options, const FrameFn& frame) {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
+    if (options.on_hangup) sigaddset(&stop_signals, SIGHUP);
     sigset_t previous;
     pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
 
@@ -37,6 +38,7 @@ int watch_until_interrupted(const WatchOptions& options, const FrameFn& frame) {
         timespec timeout{static_cast<time_t>(whole), static_cast<long>(fraction * 1e9)};
         int received = sigtimedwait(&stop_signals, nullptr, &timeout);
         if (received == SIGINT || received == SIGTERM) break;
+        if (received == SIGHUP) options.on_hangup();
         // EAGAIN: the interval passed; EINTR: another signal, take the next frame.
     }
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);

@@ -11,6 +11,9 @@ namespace gpukill::cli {
 struct WatchOptions {
     double interval_seconds = 2.0;
     bool clear_screen = true;  // redraw in place on a terminal; append otherwise
+    // When set, SIGHUP calls it (guard run: read the policy again) and the next frame
+    // follows at once; when empty, SIGHUP keeps its default action.
+    std::function<void()> on_hangup;
 };
 
 // `frame` returns the text to show, or an exit code (non-zero stops the loop).

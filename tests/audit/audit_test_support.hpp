@@ -49,6 +49,7 @@ inline audit::Invocation test_invocation() {
         .pid = 4000,
         .command = "gpukill kill --pid 4242 --force",
         .run_id = "0123456789abcdef0123456789abcdef",
+        .actor = {.interface = Interface::cli, .name = "root", .remote = std::nullopt},
     };
 }
 

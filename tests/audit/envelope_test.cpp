@@ -48,9 +48,22 @@ TEST(AuditEnvelope, HasEveryCommonFieldInOrder) {
         "host": "node7", "user": "root", "uid": 0, "euid": 0,
         "sudo_user": "alice", "sudo_uid": 1000, "gpukill_pid": 4000,
         "command": "gpukill kill --pid 4242 --force",
-        "run_id": "0123456789abcdef0123456789abcdef"})");
+        "run_id": "0123456789abcdef0123456789abcdef",
+        "actor": {"interface": "cli", "name": "root", "remote": null}})");
     EXPECT_EQ(envelope, expected);
     EXPECT_EQ(envelope.begin().key(), "schema_version");
+}
+
+TEST(AuditEnvelope, NamesAnActorThatIsNotTheCommandLine) {
+    const Invocation who = invocation_for(
+        Actor{.interface = Interface::agent, .name = "ci-runner", .remote = "10.0.0.7:40112"},
+        "POST /v1/kill");
+    const json envelope = audit_envelope("planned", who);
+    EXPECT_EQ(envelope["actor"], json::parse(R"({"interface": "agent", "name": "ci-runner",
+                                                  "remote": "10.0.0.7:40112"})"));
+    EXPECT_EQ(envelope["command"], "POST /v1/kill");
+    EXPECT_EQ(envelope["run_id"].get<std::string>().size(), 32u);
+    EXPECT_EQ(envelope["gpukill_pid"], ::getpid());
 }
 
 TEST(AuditEnvelope, UnknownSudoFieldsAreNull) {

@@ -66,7 +66,7 @@ reclaim::KillPlan plan_with_refusals() {
 json body(json record) {
     for (const char* key :
          {"schema_version", "timestamp", "timestamp_unix_ms", "host", "user", "uid", "euid",
-          "sudo_user", "sudo_uid", "gpukill_pid", "command", "run_id"}) {
+          "sudo_user", "sudo_uid", "gpukill_pid", "command", "run_id", "actor"}) {
         EXPECT_TRUE(record.contains(key)) << key;
         record.erase(key);
     }

@@ -30,6 +30,19 @@ TEST(SyslogLine, SummarisesAResult) {
     EXPECT_EQ(syslog_priority(record), LOG_NOTICE);
 }
 
+TEST(SyslogLine, NamesAnActorOtherThanTheCommandLine) {
+    json record = with_invoker({{"event", "result"},
+                                {"target", {{"pid", 4242}, {"name", "python"}}},
+                                {"outcome", "terminated"}});
+    record["actor"] = {{"interface", "cli"}, {"name", "root"}, {"remote", nullptr}};
+    EXPECT_EQ(syslog_line(record).find("via="), std::string::npos);
+    record["actor"] = {{"interface", "agent"}, {"name", "ci"}, {"remote", "10.0.0.7:40112"}};
+    EXPECT_NE(syslog_line(record).find(
+                  "by=root uid=0 sudo_user=alice via=agent for=ci from=10.0.0.7:40112 run_id=ab12"),
+              std::string::npos)
+        << syslog_line(record);
+}
+
 TEST(SyslogLine, SummarisesAPlanWithItsPids) {
     json targets = json::array();
     for (int pid = 100; pid < 120; ++pid) targets.push_back({{"pid", pid}});

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "cli/human_format.hpp"
 #include "cli/text_table.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/exit_codes.hpp"
-#include "cli/reset_exit.hpp"
+#include "engine/outcome_codes.hpp"
+#include "engine/reset_codes.hpp"
 #include "reclaim/reset_exec.hpp"
 #include "reclaim/reset_status.hpp"
 
@@ -74,7 +74,7 @@ TEST(ResetStatus, NvidiaSmiReturnCodesAsItsManualPageDocuments) {
 }
 
 TEST(ResetStatus, GpukillExitCodesForEachAnswer) {
-    using cli::reset_failure_exit_code;
+    using engine::reset_failure_exit_code;
     EXPECT_EQ(reset_failure_exit_code(ResetFailure::none), exit_code::ok);
     EXPECT_EQ(reset_failure_exit_code(reclaim::interpret_nvidia_smi_exit(3).failure), 5);
     EXPECT_EQ(reset_failure_exit_code(reclaim::interpret_nvidia_smi_exit(4).failure), 4);
@@ -82,10 +82,10 @@ TEST(ResetStatus, GpukillExitCodesForEachAnswer) {
         EXPECT_EQ(reset_failure_exit_code(reclaim::interpret_nvidia_smi_exit(code).failure), 1)
             << code;
     }
-    EXPECT_EQ(cli::blocked_plan_exit_code(reclaim::ResetBlock::unsupported), 5);
-    EXPECT_EQ(cli::blocked_plan_exit_code(reclaim::ResetBlock::permission), 4);
-    EXPECT_EQ(cli::blocked_plan_exit_code(reclaim::ResetBlock::incomplete_group), 3);
-    EXPECT_EQ(cli::blocked_plan_exit_code(reclaim::ResetBlock::holders), 6);
+    EXPECT_EQ(engine::blocked_plan_exit_code(reclaim::ResetBlock::unsupported), 5);
+    EXPECT_EQ(engine::blocked_plan_exit_code(reclaim::ResetBlock::permission), 4);
+    EXPECT_EQ(engine::blocked_plan_exit_code(reclaim::ResetBlock::incomplete_group), 3);
+    EXPECT_EQ(engine::blocked_plan_exit_code(reclaim::ResetBlock::holders), 6);
 }
 
 TEST(ResetStatus, OutcomeExitCodeOrdersFailuresThenLostThenNotIdle) {
@@ -95,10 +95,11 @@ TEST(ResetStatus, OutcomeExitCodeOrdersFailuresThenLostThenNotIdle) {
     reclaim::ResetCheck idle{.gpu = 0, .found = true, .ok = true};
     reclaim::ResetCheck busy{.gpu = 1, .found = true, .holders = {77}};
     reclaim::ResetCheck gone{.gpu = 2};
-    EXPECT_EQ(cli::reset_outcome_exit_code({ok}, {idle}), 0);
-    EXPECT_EQ(cli::reset_outcome_exit_code({ok, denied}, {idle}), 4);
-    EXPECT_EQ(cli::reset_outcome_exit_code({ok}, {idle, busy}), cli::reset_exit::not_verified);
-    EXPECT_EQ(cli::reset_outcome_exit_code({ok}, {busy, gone}), 1);
+    EXPECT_EQ(engine::reset_outcome_exit_code({ok}, {idle}), 0);
+    EXPECT_EQ(engine::reset_outcome_exit_code({ok, denied}, {idle}), 4);
+    EXPECT_EQ(engine::reset_outcome_exit_code({ok}, {idle, busy}),
+              engine::reset_exit::not_verified);
+    EXPECT_EQ(engine::reset_outcome_exit_code({ok}, {busy, gone}), 1);
 }
 
 TEST(ResetStatus, AmdgpuRecoverErrnos) {

@@ -94,6 +94,25 @@ NvmlBackend::~NvmlBackend() {
     if (initialised_) library_->fn().shutdown();
 }
 
+void NvmlBackend::without_driver_session(const std::function<void()>& reset) {
+    if (!initialised_) {
+        reset();
+        return;
+    }
+    library_->fn().shutdown();
+    initialised_ = false;
+    reset();
+    const nvmlReturn_t rc = library_->fn().init();
+    if (rc != NVML_SUCCESS) {
+        status_.loaded = false;
+        status_.detail =
+            fmt::format("nvmlInit failed after the reset: {}", library_->error_text(rc));
+        status_.advice = "see `dmesg` for NVIDIA driver errors";
+        return;
+    }
+    initialised_ = true;
+}
+
 std::vector<GpuReading> NvmlBackend::read_gpus() {
     std::vector<GpuReading> gpus;
     if (!initialised_) return gpus;

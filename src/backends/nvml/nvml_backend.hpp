@@ -21,6 +21,9 @@ class NvmlBackend final : public Backend {
     const BackendStatus& status() const override { return status_; }
     Vendor vendor() const override { return Vendor::nvidia; }
     std::vector<GpuReading> read_gpus() override;
+    // nvmlShutdown, `reset`, nvmlInit: a failed re-initialisation leaves the backend
+    // not loaded, with the reason in status().
+    void without_driver_session(const std::function<void()>& reset) override;
 
   private:
     GpuReading read_one(unsigned index);

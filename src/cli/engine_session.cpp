@@ -1,0 +1,41 @@
+#include "cli/engine_session.hpp"
+
+#include <cstdlib>
+
+#include "audit/envelope.hpp"
+#include "cli/diagnostics.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+}
+
+}  // namespace
+
+engine::EngineConfig engine_config(const GlobalOptions& global) {
+    return engine::EngineConfig{.roots = global.roots,
+                                .nvml_library = global.nvml_library,
+                                .state_dir = global.state_dir,
+                                .config_dir = global.config_dir,
+                                .nvidia_smi = environment("GPUKILL_NVIDIA_SMI"),
+                                .path_env = environment("PATH"),
+                                .environment = process_environment(),
+                                .clock = {},
+                                .audit_options = {}};
+}
+
+std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global) {
+    auto opened = engine::Engine::open(engine_config(global));
+    if (!opened) return std::unexpected(report_error(opened.error()));
+    return std::move(*opened);
+}
+
+Actor command_line_actor(Interface interface) {
+    return audit::local_actor(interface);
+}
+
+}  // namespace gpukill::cli

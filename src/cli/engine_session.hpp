@@ -1,0 +1,21 @@
+// The engine as the command line opens it: its configuration from the global options
+// and the process environment, and the person running gpukill as the actor.
+#pragma once
+
+#include <memory>
+
+#include "cli/global_options.hpp"
+#include "engine/engine.hpp"
+#include "model/actor.hpp"
+
+namespace gpukill::cli {
+
+engine::EngineConfig engine_config(const GlobalOptions& global);
+
+// Engine::open, its error printed ("gpukill: ...") and mapped to its exit code.
+std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global);
+
+// {cli, this user's account name}; guard run acts as {guard, ...}.
+Actor command_line_actor(Interface interface = Interface::cli);
+
+}  // namespace gpukill::cli

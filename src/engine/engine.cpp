@@ -1,0 +1,65 @@
+#include "engine/engine.hpp"
+
+#include <utility>
+
+namespace gpukill::engine {
+namespace {
+
+BackendConfig backend_settings(const EngineConfig& config) {
+    return BackendConfig{.roots = config.roots, .nvml_library = config.nvml_library};
+}
+
+}  // namespace
+
+Engine::Engine(EngineConfig config)
+    : config_(std::move(config)),
+      action_log_(config_.state_dir, config_.audit_options),
+      history_(config_.state_dir, config_.config_dir, config_.environment) {}
+
+Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
+    if (!config.clock) config.clock = [] { return std::chrono::system_clock::now(); };
+    if (!config.environment) {
+        config.environment = [](const char*) -> std::optional<std::string> { return {}; };
+    }
+    std::unique_ptr<Engine> engine(new Engine(std::move(config)));
+    engine->backends_ = open_backends(backend_settings(engine->config_), std::nullopt);
+    if (auto failure = requested_backend_failure(engine->backends_)) {
+        return fail(ErrorCategory::unavailable, *failure);
+    }
+    return engine;
+}
+
+ListOutcome Engine::list(const ListRequest& request) {
+    ListOutcome outcome{.snapshot = discover_host(), .history_warning = std::nullopt};
+    if (request.record_history) outcome.history_warning = history_.record(outcome.snapshot);
+    return outcome;
+}
+
+AuditTrail Engine::trail(const Actor& actor, std::string command,
+                         std::optional<std::string> run_id) {
+    audit::Invocation who = audit::invocation_for(actor, std::move(command));
+    if (run_id) who.run_id = std::move(*run_id);
+    return AuditTrail(action_log_, std::move(who), config_.clock);
+}
+
+std::vector<reclaim::ResetAttempt> Engine::reset_gpus(
+    const reclaim::ResetPlan& plan, const std::optional<std::string>& nvidia_smi) {
+    std::vector<reclaim::ResetAttempt> attempts;
+    for (const std::vector<unsigned>& group : plan.groups) {
+        Vendor vendor = Vendor::other;
+        for (const reclaim::ResetGpu& gpu : plan.gpus) {
+            if (!group.empty() && gpu.index == group.front()) vendor = gpu.vendor;
+        }
+        const auto run = [&] { attempts.push_back(reclaim::reset_group(plan, group, nvidia_smi)); };
+        // Every backend serving the vendor lets go; they nest, so all are let go at once.
+        std::function<void()> step = run;
+        for (const auto& backend : backends_) {
+            if (backend->vendor() != vendor) continue;
+            step = [&backend, inner = std::move(step)] { backend->without_driver_session(inner); };
+        }
+        step();
+    }
+    return attempts;
+}
+
+}  // namespace gpukill::engine

@@ -1,0 +1,98 @@
+// The engine: the one library every interface (the command line, the agent, fleet
+// control, the MCP server, the monitor) calls to read a host and act on it. Value types
+// in and out; no printing, no process exit codes, no command-line types. Whatever calls
+// it, the same planning, safety checks, identity binding, signal-and-verify path and
+// audit records apply: the engine writes every record itself, naming the Actor.
+//
+// One Engine per process is meant to live as long as the process (weeks, for the agent):
+// it opens the GPU backends once and keeps them, reads the system clock only through
+// the clock it was given, and holds no cache without a bound.
+//
+// Not thread-safe: an interface serving several clients serialises its calls.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "audit/audit_log.hpp"
+#include "backends/backend.hpp"
+#include "backends/registry.hpp"
+#include "discovery/discover.hpp"
+#include "engine/audit_trail.hpp"
+#include "engine/history_recorder.hpp"
+#include "host/roots.hpp"
+#include "model/actor.hpp"
+#include "model/result.hpp"
+#include "model/snapshot.hpp"
+#include "reclaim/reset_exec.hpp"
+#include "reclaim/reset_plan.hpp"
+
+namespace gpukill::engine {
+
+struct EngineConfig {
+    HostRoots roots;
+    std::optional<std::string> nvml_library;  // empty: the system's libnvidia-ml.so.1
+    std::string state_dir;                    // the action log, the usage history
+    std::string config_dir;                   // protected.yaml, history.yaml, guard.yaml
+    // The nvidia-smi reset runs, when not found on `path_env`; and PATH itself.
+    std::optional<std::string> nvidia_smi;
+    std::optional<std::string> path_env;
+    // Environment lookups for the usage history's settings (GPUKILL_NO_HISTORY, ...).
+    history::EnvironmentLookup environment;
+    SystemClock clock;                     // empty: the system clock
+    audit::AuditLogOptions audit_options;  // syslog on by default
+};
+
+struct ListRequest {
+    // Record the snapshot in the usage history (what `list` and `watch` do; a monitor
+    // polling every second would set it only at the history's own interval).
+    bool record_history = false;
+};
+
+struct ListOutcome {
+    Snapshot snapshot;  // the whole host
+    // The history's problem, once per Engine ("usage history not recorded: ...").
+    std::optional<std::string> history_warning;
+};
+
+class Engine {
+  public:
+    // Opens every backend. A backend the configuration names explicitly (nvml_library)
+    // that fails to load is an error (unavailable); others are a host without that vendor.
+    static Result<std::unique_ptr<Engine>> open(EngineConfig config);
+
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    const EngineConfig& config() const { return config_; }
+    std::chrono::system_clock::time_point now() const { return config_.clock(); }
+
+    ListOutcome list(const ListRequest& request = {});
+
+    // For the calls in src/engine (kill, reset, guard): not for interfaces.
+    const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
+    Snapshot discover_host() { return discover(config_.roots, backends_, &discovery_); }
+    Snapshot discover_gpu_memory() const { return discover_gpus(backends_); }
+    // The trail of one request; `command` is what was asked, in the interface's words.
+    // `run_id` continues an earlier request's run (a preview and its execution).
+    AuditTrail trail(const Actor& actor, std::string command,
+                     std::optional<std::string> run_id = std::nullopt);
+    // Each group of plan.groups reset by reclaim::reset_group, inside the serving
+    // backend's without_driver_session (NVML lets go of the device files for it).
+    std::vector<reclaim::ResetAttempt> reset_gpus(const reclaim::ResetPlan& plan,
+                                                  const std::optional<std::string>& nvidia_smi);
+
+  private:
+    explicit Engine(EngineConfig config);
+
+    EngineConfig config_;
+    std::vector<std::unique_ptr<Backend>> backends_;
+    DiscoveryState discovery_;
+    ActionLog action_log_;
+    HistoryRecorder history_;
+};
+
+}  // namespace gpukill::engine

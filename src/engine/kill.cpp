@@ -1,0 +1,196 @@
+#include "engine/kill.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "audit/reclaim_records.hpp"
+#include "config/protected_list_file.hpp"
+#include "discovery/gpu_selector.hpp"
+#include "engine/kill_codes.hpp"
+#include "engine/outcome_codes.hpp"
+#include "host/process_table.hpp"
+#include "reclaim/act_and_verify.hpp"
+#include "reclaim/safety_context.hpp"
+
+namespace gpukill::engine {
+namespace {
+
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+void mix(std::uint64_t& hash, const void* data, std::size_t size) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < size; ++i) {
+        hash ^= bytes[i];
+        hash *= kFnvPrime;
+    }
+}
+
+template <class T>
+void mix_value(std::uint64_t& hash, T value) {
+    mix(hash, &value, sizeof value);
+}
+
+}  // namespace
+
+bool valid_timeout_seconds(double seconds) {
+    return seconds >= 0 && seconds <= 3600;
+}
+
+std::string plan_id(const reclaim::KillPlan& plan, int first_signal, bool force,
+                    double timeout_seconds) {
+    std::uint64_t hash = kFnvOffset;
+    mix_value(hash, static_cast<std::int64_t>(first_signal));
+    mix_value(hash, static_cast<std::int64_t>(force));
+    mix_value(hash, static_cast<std::int64_t>(timeout_seconds * 1000));
+    mix_value(hash, static_cast<std::int64_t>(plan.needs_batch_confirmation));
+    for (const reclaim::PlannedTarget& target : plan.targets) {
+        mix_value(hash, static_cast<std::int64_t>(target.identity.pid));
+        mix_value(hash, target.identity.start_time_ticks);
+    }
+    return fmt::format("{:016x}", hash);
+}
+
+KillReport KillOutcome::report() const {
+    return KillReport{.plan = &plan,
+                      .dry_run = dry_run,
+                      .preview = preview,
+                      .first_signal = first_signal_name,
+                      .force = force,
+                      .timeout_seconds = timeout_seconds,
+                      .results = results ? &*results : nullptr,
+                      .releases = releases ? &*releases : nullptr,
+                      .exit_code = code,
+                      .plan_id = plan_id};
+}
+
+Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const Actor& actor) {
+    auto first_signal = reclaim::parse_signal_name(request.signal);
+    if (!first_signal) return std::unexpected(first_signal.error());
+    if (!valid_timeout_seconds(request.timeout_seconds)) {
+        return fail(ErrorCategory::invalid_input, "--timeout-secs must be between 0 and 3600");
+    }
+    if (!valid_timeout_seconds(request.verify_timeout_seconds)) {
+        return fail(ErrorCategory::invalid_input, "--verify-timeout must be between 0 and 3600");
+    }
+    reclaim::Selectors selectors = request.selectors;
+    if (selectors.pid_arguments.empty() && !selectors.has_match_selector() && !request.gpu) {
+        return fail(ErrorCategory::invalid_input,
+                    "kill needs a target: --pid P, a PID, or a selector such as --gpu G");
+    }
+    const EngineConfig& config = engine.config();
+    auto protected_list = config::load_protected_list(config.config_dir);
+    if (!protected_list) {
+        const Error& error = protected_list.error();  // malformed: invalid input
+        return std::unexpected(error.errno_value != 0 ? as(ErrorCategory::unavailable, error)
+                                                      : error);
+    }
+
+    Snapshot before = engine.discover_host();
+    if (request.gpu) {
+        auto index = resolve_gpu_selector(*request.gpu, before.gpus);
+        if (!index) return std::unexpected(as(ErrorCategory::not_found, index.error()));
+        selectors.gpu = *index;
+    }
+    auto table = read_process_table(config.roots);
+    if (!table) return std::unexpected(as(ErrorCategory::unavailable, table.error()));
+    reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
+    if (!safety.procfs_is_own_pid_namespace) {
+        return fail(ErrorCategory::unsupported,
+                    fmt::format("{} is not this process's PID namespace ({}/self is not PID {}): "
+                                "its PIDs would name other processes here; run gpukill in the "
+                                "host PID namespace (e.g. hostPID: true) to kill",
+                                config.roots.procfs, config.roots.procfs, getpid()));
+    }
+    auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
+    if (!plan) return std::unexpected(as(ErrorCategory::invalid_input, plan.error()));
+
+    KillOutcome outcome;
+    outcome.plan_id = plan_id(*plan, *first_signal, request.force, request.timeout_seconds);
+    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
+        return fail(ErrorCategory::conflict,
+                    fmt::format("the plan changed since it was shown (plan {}, now {}): its "
+                                "targets are not the same processes; preview it again",
+                                *request.expected_plan_id, outcome.plan_id));
+    }
+    AuditTrail trail = engine.trail(actor, request.command);
+    trail.append_all(audit::plan_records(trail.who(), *plan, trail.now()));
+
+    outcome.plan = std::move(*plan);
+    outcome.run_id = trail.who().run_id;
+    outcome.command = request.command;
+    outcome.first_signal = *first_signal;
+    outcome.first_signal_name = reclaim::signal_name(*first_signal);
+    outcome.force = request.force;
+    outcome.timeout_seconds = request.timeout_seconds;
+    outcome.verify_timeout_seconds = request.verify_timeout_seconds;
+    outcome.dry_run = request.dry_run;
+    outcome.preview = outcome.plan.needs_batch_confirmation;
+    outcome.audit_problem = trail.problem();
+    if (outcome.plan.aborted()) {
+        outcome.code = aborted_plan_exit_code(outcome.plan);
+    } else if (outcome.preview && !outcome.dry_run) {
+        outcome.code = kill_exit::preview_only;
+    } else if (!outcome.dry_run) {
+        outcome.code = executed_plan_exit_code(outcome.plan, {}, {});
+    }
+    return outcome;
+}
+
+KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor& actor,
+                         const ActControls& controls) {
+    KillOutcome outcome = preview;
+    outcome.dry_run = false;
+    if (outcome.plan.aborted() || outcome.plan.needs_batch_confirmation ||
+        outcome.plan.targets.empty()) {
+        return outcome;  // nothing to carry out; the code says why
+    }
+    if (controls.interrupted && controls.interrupted()) {  // before any signal: send none
+        outcome.interrupted = true;
+        outcome.code = exit_code::interrupted;
+        return outcome;
+    }
+    AuditTrail trail = engine.trail(actor, preview.command, preview.run_id);
+    const reclaim::ActOptions act{
+        .execute = {.first_signal = outcome.first_signal,
+                    .timeout_seconds = outcome.timeout_seconds,
+                    .force = outcome.force,
+                    .kill_timeout_seconds =
+                        outcome.timeout_seconds > 0 ? outcome.timeout_seconds : 1,
+                    .progress = controls.progress,
+                    .interrupted = controls.interrupted},
+        .verify = {.timeout_seconds = outcome.verify_timeout_seconds}};
+    reclaim::ActOutcome done = reclaim::act_and_verify(
+        outcome.plan, engine.config().roots, act,
+        {.gpus = [&] { return engine.discover_gpu_memory(); },
+         .full = [&] { return engine.discover_host(); }},
+        {.executed =
+             [&](const reclaim::ExecuteResult& executed) {
+                 if (controls.executed) controls.executed();
+                 trail.append_all(audit::execution_records(trail.who(), executed, trail.now()));
+             },
+         .verified =
+             [&](const std::vector<reclaim::GpuRelease>& releases) {
+                 trail.append_all(audit::verification_records(trail.who(), releases, trail.now()));
+             }});
+    outcome.results = std::move(done.executed.targets);
+    outcome.releases = std::move(done.releases);
+    outcome.interrupted = done.interrupted;
+    outcome.code = done.interrupted
+                       ? exit_code::interrupted
+                       : executed_plan_exit_code(outcome.plan, *outcome.results, *outcome.releases);
+    if (!outcome.audit_problem) outcome.audit_problem = trail.problem();
+    return outcome;
+}
+
+Result<KillOutcome> kill(Engine& engine, const KillRequest& request, const Actor& actor,
+                         const ActControls& controls) {
+    auto planned = plan_kill(engine, request, actor);
+    if (!planned || request.dry_run) return planned;
+    return execute_kill(engine, *planned, actor, controls);
+}
+
+}  // namespace gpukill::engine

@@ -1,0 +1,105 @@
+// kill: a request -> a plan (previewable, with a stable identity) -> an outcome.
+//
+//   plan_kill(request)      select and check every target, bind each to its identity
+//                           (PID + start time); audit `planned` and one `refused` per
+//                           refusal. Nothing is signalled.
+//   execute_kill(preview)   carry out exactly that plan through act_and_verify: each
+//                           target is bound again by PID and start time, so a process
+//                           that replaced a planned one under the same PID is never
+//                           signalled (it is `gone`, "PID reused by another process");
+//                           audit each step as it completes.
+//   kill(request)           both, unless the request is a dry run or needs --batch; with
+//                           expected_plan_id, refuses (conflict) when the plan built now
+//                           is not the one previewed: the stateless confirm of an API.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/kill_report.hpp"
+#include "model/actor.hpp"
+#include "model/result.hpp"
+#include "reclaim/execute.hpp"
+#include "reclaim/plan.hpp"
+#include "reclaim/select.hpp"
+#include "reclaim/verify.hpp"
+
+namespace gpukill::engine {
+
+struct KillRequest {
+    reclaim::Selectors selectors;    // PIDs as typed and match selectors (gpu: unset)
+    std::optional<std::string> gpu;  // an index, UUID or PCI bus id, resolved here
+    std::string signal = "SIGTERM";  // a name (SIGTERM, TERM, 15): the first signal
+    bool force = false;              // SIGKILL survivors after timeout_seconds
+    double timeout_seconds = 5;      // 0..3600
+    double verify_timeout_seconds = 10;
+    bool dry_run = false;
+    // Execute only if the plan built now has this identity (see plan_id()).
+    std::optional<std::string> expected_plan_id;
+    // What was asked, in the interface's words (the command line; the API call): it
+    // goes into every audit record's `command`.
+    std::string command;
+};
+
+// While a plan is carried out: progress (for a terminal) and an interruption test
+// (Ctrl-C; a client that went away). Both optional.
+struct ActControls {
+    std::function<void(std::size_t left, double seconds_to_next_step)> progress;
+    std::function<bool()> interrupted;
+    // Called when the signals are done and verification begins (a terminal clears its
+    // progress line).
+    std::function<void()> executed;
+};
+
+struct KillOutcome {
+    reclaim::KillPlan plan;
+    // The plan's identity: the same targets (PID and start time), the same signals and
+    // timeouts give the same id. 16 hex digits; an identity, not a secret.
+    std::string plan_id;
+    std::string run_id;   // the audit records' run_id (a preview's execution reuses it)
+    std::string command;  // the request's, for the execution's records
+    int first_signal = 0;
+    std::string first_signal_name;
+    bool force = false;
+    double timeout_seconds = 5;
+    double verify_timeout_seconds = 10;
+    bool dry_run = false;
+    bool preview = false;  // a many-process selector without batch: nothing signalled
+    std::optional<std::vector<reclaim::TargetResult>> results;  // empty: not executed
+    std::optional<std::vector<reclaim::GpuRelease>> releases;   // empty: not verified
+    // Interrupted: before any signal (results empty) or while waiting (results hold
+    // what was sent; the rest was not escalated).
+    bool interrupted = false;
+    // The documented outcome code (engine/outcome_codes.hpp, README: 0, 2, 3, 4, 6, 7, 8,
+    // 1 or 130), the same number the command line exits with.
+    int code = 0;
+    std::optional<std::string> audit_problem;  // records went to syslog only, or failed
+
+    // The document docs/JSON.md describes ("gpukill kill --json").
+    KillReport report() const;
+};
+
+// Timeouts every call accepts: 0 to 3600 seconds.
+bool valid_timeout_seconds(double seconds);
+
+// The plan's identity (pure): FNV-1a over the targets' PID and start time, the first
+// signal, force and the timeouts.
+std::string plan_id(const reclaim::KillPlan& plan, int first_signal, bool force,
+                    double timeout_seconds);
+
+// Errors: invalid_input (a bad signal, timeout, selector or protected.yaml), not_found
+// (no such GPU), unavailable (procfs or protected.yaml unreadable), unsupported (procfs
+// of another PID namespace), conflict (expected_plan_id differs).
+Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const Actor& actor);
+KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor& actor,
+                         const ActControls& controls = {});
+Result<KillOutcome> kill(Engine& engine, const KillRequest& request, const Actor& actor,
+                         const ActControls& controls = {});
+
+}  // namespace gpukill::engine
