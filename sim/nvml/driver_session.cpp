@@ -1,5 +1,8 @@
 #include "nvml/driver_session.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdlib>
 
@@ -17,6 +20,17 @@ std::array<nvmlDevice_st, kMaxGpus>& handles() {
 }
 
 }  // namespace
+
+OpenDevices::OpenDevices(const Root& root, std::size_t count) {
+    for (unsigned minor = 0; minor < count; ++minor) {
+        const int fd = ::open(root.device_node(minor).c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) fds_.push_back(fd);  // a missing node (a lost GPU) is not held
+    }
+}
+
+OpenDevices::~OpenDevices() {
+    for (int fd : fds_) ::close(fd);
+}
 
 DriverSession& DriverSession::instance() {
     static DriverSession session;
@@ -39,6 +53,7 @@ nvmlReturn_t DriverSession::init() {
         Root root = root_at(root_dir);
         auto config = load_config(root);
         if (!config) return NVML_ERROR_DRIVER_NOT_LOADED;
+        open_devices_.emplace(root, config->gpus.size());
         driver_ = LoadedDriver{std::move(root), std::move(*config)};
         references_ = 1;
         return NVML_SUCCESS;
@@ -50,7 +65,10 @@ nvmlReturn_t DriverSession::init() {
 nvmlReturn_t DriverSession::shutdown() {
     const std::lock_guard lock(mutex_);
     if (references_ == 0) return NVML_ERROR_UNINITIALIZED;
-    if (--references_ == 0) driver_.reset();
+    if (--references_ == 0) {
+        driver_.reset();
+        open_devices_.reset();
+    }
     return NVML_SUCCESS;
 }
 

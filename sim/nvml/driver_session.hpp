@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "nvml/nvml_abi.h"
 #include "state/config.hpp"
@@ -21,6 +22,21 @@ namespace gpusim::nvml {
 struct LoadedDriver {
     Root root;
     SimConfig config;
+};
+
+// The GPUs' device files, held open from nvmlInit to the last nvmlShutdown as the real
+// driver library holds /dev/nvidia*: a process using NVML is one of the device's
+// clients, and `nvidia-smi -r` refuses to reset a GPU it has open.
+class OpenDevices {
+  public:
+    OpenDevices() = default;
+    OpenDevices(const Root& root, std::size_t count);
+    ~OpenDevices();
+    OpenDevices(const OpenDevices&) = delete;
+    OpenDevices& operator=(const OpenDevices&) = delete;
+
+  private:
+    std::vector<int> fds_;
 };
 
 // What a device query gets to work with.
@@ -55,6 +71,7 @@ class DriverSession {
     std::mutex mutex_;
     unsigned references_ = 0;
     std::optional<LoadedDriver> driver_;
+    std::optional<OpenDevices> open_devices_;
 };
 
 // The NVML code for a failure the scenario configured.

@@ -25,11 +25,15 @@ engine::EngineConfig engine_config(const GlobalOptions& global) {
                                 .path_env = environment("PATH"),
                                 .environment = process_environment(),
                                 .clock = {},
-                                .audit_options = {}};
+                                .audit_options = {},
+                                .open_gpus = true};
 }
 
-std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global) {
-    auto opened = engine::Engine::open(engine_config(global));
+std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global,
+                                                                bool gpus) {
+    engine::EngineConfig config = engine_config(global);
+    config.open_gpus = gpus;
+    auto opened = engine::Engine::open(std::move(config));
     if (!opened) return std::unexpected(report_error(opened.error()));
     return std::move(*opened);
 }

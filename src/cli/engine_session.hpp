@@ -12,8 +12,10 @@ namespace gpukill::cli {
 
 engine::EngineConfig engine_config(const GlobalOptions& global);
 
-// Engine::open, its error printed ("gpukill: ...") and mapped to its exit code.
-std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global);
+// Engine::open, its error printed ("gpukill: ...") and mapped to its exit code. Without
+// `gpus` the engine only records (configuration changes).
+std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOptions& global,
+                                                                bool gpus = true);
 
 // {cli, this user's account name}; guard run acts as {guard, ...}.
 Actor command_line_actor(Interface interface = Interface::cli);

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "audit/audit_log.hpp"
-#include "audit/syslog_line.hpp"
 #include "cli/diagnostics.hpp"
+#include "cli/engine_session.hpp"
+#include "engine/config_changes.hpp"
 #include "engine/outcome_codes.hpp"
 #include "guard/atomic_file.hpp"
 #include "guard/guard_records.hpp"
@@ -53,26 +53,19 @@ int install(const GlobalOptions& global, const PolicyText& policy, const std::st
         return usage_error("the change would make the policy invalid, nothing was written: " +
                            checked.error().what);
     }
-    std::error_code made;
-    const auto directory = std::filesystem::path(policy.path).parent_path();
-    if (!directory.empty()) std::filesystem::create_directories(directory, made);
-    if (auto written = guard::replace_file_atomically(policy.path, text, 0644); !written) {
-        fmt::print(stderr, "gpukill: {}\n", written.error().what);
-        return exit_code::failure;
-    }
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto written =
+        engine::write_guard_policy(**engine,
+                                   engine::PolicyWrite{.path = policy.path,
+                                                       .text = text,
+                                                       .change = change,
+                                                       .from = from,
+                                                       .command = audit::shell_join(argv)},
+                                   command_line_actor());
+    if (!written) return print_error(written.error().what, exit_code::failure);
     fmt::print("{}: {}\n", policy.path, change);
-    const auto record = guard::guard_policy_changed_record(audit::current_invocation(argv),
-                                                           policy.path, change, from);
-    auto log = audit::AuditLog::open(global.state_dir);
-    if (!log) {
-        audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
-        fmt::print(stderr,
-                   "gpukill: warning: audit log unavailable, the change went to syslog "
-                   "only: {}\n",
-                   log.error().what);
-    } else if (auto appended = log->append(record); !appended) {
-        fmt::print(stderr, "gpukill: warning: audit log write failed: {}\n", appended.error().what);
-    }
+    if (written->audit_problem) print_error("warning: " + *written->audit_problem);
     return exit_code::ok;
 }
 

@@ -5,11 +5,11 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "audit/audit_log.hpp"
 #include "audit/envelope.hpp"
-#include "audit/syslog_line.hpp"
 #include "cli/diagnostics.hpp"
+#include "cli/engine_session.hpp"
 #include "detect/rogue_json.hpp"
+#include "engine/config_changes.hpp"
 #include "engine/outcome_codes.hpp"
 #include "host/proc_reader.hpp"
 #include "model/json_text.hpp"
@@ -63,29 +63,21 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
         print_error(text.error().what);
         return rogue_config_error_exit_code(text.error());
     }
-    // Checked in full before anything is written: a wrong file changes nothing.
-    if (auto parsed = detect::parse_rogue_config(*text, file); !parsed) {
-        print_error(parsed.error().what);
-        return exit_code::invalid_arguments;
-    }
-    auto installed = detect::install_rogue_config(global.config_dir, *text);
-    if (!installed) {
-        print_error(installed.error().what);
-        return installed.error().errno_value == EACCES || installed.error().errno_value == EPERM
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto done = engine::install_rogue_config(**engine, *text, file, audit::shell_join(argv),
+                                             command_line_actor());
+    if (!done) {
+        print_error(done.error().what);
+        if (done.error().category == ErrorCategory::invalid_input) {
+            return exit_code::invalid_arguments;
+        }
+        return done.error().errno_value == EACCES || done.error().errno_value == EPERM
                    ? exit_code::permission_denied
                    : exit_code::failure;
     }
-    // The allow lists decide what is never reported: changing them is an audited action.
-    const auto record =
-        detect::rogue_config_installed_record(audit::current_invocation(argv), *installed, file);
-    if (auto log = audit::AuditLog::open(global.state_dir)) {
-        if (auto appended = log->append(record); !appended) {
-            print_error("warning: audit log write failed: " + appended.error().what);
-        }
-    } else {
-        print_error("warning: audit log unavailable, recorded in syslog only: " + log.error().what);
-        audit::system_syslog()(audit::syslog_priority(record), audit::syslog_line(record));
-    }
+    const std::string* installed = &done->first;
+    if (done->second.audit_problem) print_error("warning: " + *done->second.audit_problem);
     if (json) {
         const nlohmann::ordered_json document = {
             {"schema_version", detect::kRogueSchemaVersion},

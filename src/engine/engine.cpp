@@ -22,6 +22,7 @@ Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
         config.environment = [](const char*) -> std::optional<std::string> { return {}; };
     }
     std::unique_ptr<Engine> engine(new Engine(std::move(config)));
+    if (!engine->config_.open_gpus) return engine;
     engine->backends_ = open_backends(backend_settings(engine->config_), std::nullopt);
     if (auto failure = requested_backend_failure(engine->backends_)) {
         return fail(ErrorCategory::unavailable, *failure);
@@ -33,6 +34,14 @@ ListOutcome Engine::list(const ListRequest& request) {
     ListOutcome outcome{.snapshot = discover_host(), .history_warning = std::nullopt};
     if (request.record_history) outcome.history_warning = history_.record(outcome.snapshot);
     return outcome;
+}
+
+Snapshot Engine::discover_host() {
+    Snapshot snapshot = discover(config_.roots, backends_, &discovery_);
+    snapshot.timestamp_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
+            .count();
+    return snapshot;
 }
 
 AuditTrail Engine::trail(const Actor& actor, std::string command,

@@ -44,6 +44,9 @@ struct EngineConfig {
     history::EnvironmentLookup environment;
     SystemClock clock;                     // empty: the system clock
     audit::AuditLogOptions audit_options;  // syslog on by default
+    // false: no GPU backends (a caller that only changes configuration and records it
+    // need not initialise NVML); list and kill then see no GPUs.
+    bool open_gpus = true;
 };
 
 struct ListRequest {
@@ -74,7 +77,8 @@ class Engine {
 
     // For the calls in src/engine (kill, reset, guard): not for interfaces.
     const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
-    Snapshot discover_host() { return discover(config_.roots, backends_, &discovery_); }
+    // Stamped with the engine's clock, as everything the engine records.
+    Snapshot discover_host();
     Snapshot discover_gpu_memory() const { return discover_gpus(backends_); }
     // The trail of one request; `command` is what was asked, in the interface's words.
     // `run_id` continues an earlier request's run (a preview and its execution).

@@ -1,0 +1,42 @@
+// Changes to the files that decide what gpukill may do (the guard policy, the rogue
+// detection configuration whose allow lists exempt processes) are audited actions like
+// kills: written atomically here, with a record naming the actor.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "model/actor.hpp"
+#include "model/result.hpp"
+
+namespace gpukill::engine {
+
+struct ConfigChange {
+    std::optional<std::string> audit_problem;  // recorded in syslog only, or not at all
+};
+
+struct PolicyWrite {
+    std::string path;                 // the policy file
+    std::string text;                 // its new contents (already checked by the caller)
+    std::string change;               // what changed, in words ("users.bob removed")
+    std::optional<std::string> from;  // the file imported, for --guard-import-config
+    std::string command;
+};
+
+// Writes the policy atomically (mode 0644, parent directories made), then records
+// guard_policy_changed. Errors: the write's (nothing is recorded).
+Result<ConfigChange> write_guard_policy(Engine& engine, const PolicyWrite& write,
+                                        const Actor& actor);
+
+// Checks `text` as a rogue configuration, installs it as CONFIG_DIR/rogue.yaml
+// atomically, then records rogue_config_installed with `from`, the file it came from.
+// Returns the installed path. Errors: invalid_input (a bad file: nothing is written),
+// the installation's.
+Result<std::pair<std::string, ConfigChange>> install_rogue_config(Engine& engine,
+                                                                  const std::string& text,
+                                                                  const std::string& from,
+                                                                  const std::string& command,
+                                                                  const Actor& actor);
+
+}  // namespace gpukill::engine

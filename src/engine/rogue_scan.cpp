@@ -1,0 +1,68 @@
+#include "engine/rogue_scan.hpp"
+
+#include <memory>
+
+#include "detect/facts_reader.hpp"
+#include "history/usage_store.hpp"
+
+namespace gpukill::engine {
+namespace {
+
+bool user_matches(const ProcessInfo& info, const std::string& user) {
+    return info.user == user || (info.uid && std::to_string(*info.uid) == user);
+}
+
+}  // namespace
+
+Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
+                                    const detect::LoadedRogueConfig& config, const Actor& actor) {
+    if (!(request.hours > 0)) {
+        return fail(ErrorCategory::invalid_input, "the window must be more than 0 hours");
+    }
+    const EngineConfig& settings = engine.config();
+    Snapshot snapshot = engine.discover_host();
+    if (request.user) {
+        std::erase_if(snapshot.processes, [&](const SnapshotProcess& holder) {
+            return !user_matches(holder.info, *request.user);
+        });
+    }
+    const std::int64_t now = snapshot.timestamp_unix_ms;
+    detect::FactsContext context;
+    context.roots = settings.roots;
+    context.now_unix_ms = now;
+    context.since_unix_ms = now - static_cast<std::int64_t>(request.hours * 3600.0 * 1000.0);
+    std::unique_ptr<history::UsageStore> store;
+    if (auto opened = history::UsageStore::open_read_only(settings.state_dir)) {
+        store = std::move(*opened);
+        context.history = store.get();
+    } else {
+        context.history_note = "no usage history: shape not judged (" + opened.error().what + ")";
+    }
+    std::vector<detect::Assessment> assessments;
+    for (const detect::ProcessFacts& facts : detect::read_facts(snapshot, context)) {
+        assessments.push_back(detect::assess(facts, config.config));
+    }
+    RogueScanOutcome outcome;
+    outcome.report = detect::build_report(std::move(assessments), config.config);
+    if (!outcome.report.findings.empty()) {
+        AuditTrail trail = engine.trail(actor, request.command);
+        std::vector<nlohmann::ordered_json> records;
+        for (const detect::Assessment& finding : outcome.report.findings) {
+            records.push_back(
+                detect::rogue_finding_record(trail.who(), finding, config.source, trail.now()));
+        }
+        trail.append_all(records);
+        outcome.audit_problem = trail.problem();
+    }
+    outcome.context = detect::ReportContext{.host = snapshot.host,
+                                            .timestamp_unix_ms = now,
+                                            .config_source = config.source,
+                                            .report_threshold = config.config.report_threshold,
+                                            .window_hours = request.hours,
+                                            .history_available = context.history != nullptr,
+                                            .history_note = std::nullopt};
+    if (!context.history) outcome.context.history_note = context.history_note;
+    return outcome;
+}
+
+}  // namespace gpukill::engine

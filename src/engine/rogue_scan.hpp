@@ -1,0 +1,35 @@
+// Rogue (miner) detection as an engine call: every process holding a GPU scored from
+// its name, command line, executable, network peers and usage shape (src/detect), with
+// one rogue_finding audit record per finding, naming the actor.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "detect/assessment.hpp"
+#include "detect/config_file.hpp"
+#include "detect/rogue_json.hpp"
+#include "engine/engine.hpp"
+#include "model/actor.hpp"
+#include "model/result.hpp"
+
+namespace gpukill::engine {
+
+struct RogueScanRequest {
+    std::optional<std::string> user;  // only this user's processes (name or uid)
+    double hours = 24;                // the usage history's window: more than 0
+    std::string command;              // for the audit records
+};
+
+struct RogueScanOutcome {
+    detect::RogueReport report;
+    detect::ReportContext context;  // for its JSON (detect/rogue_json.hpp) and table
+    std::optional<std::string> audit_problem;
+};
+
+// `config` is the scorer's configuration (CONFIG_DIR/rogue.yaml or another file, or
+// the defaults), loaded by the caller. Errors: invalid_input (hours not above 0).
+Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
+                                    const detect::LoadedRogueConfig& config, const Actor& actor);
+
+}  // namespace gpukill::engine
