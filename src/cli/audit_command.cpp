@@ -10,16 +10,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "audit/action_log_reader.hpp"
-#include "audit/audit_log.hpp"
 #include "cli/audit_actions_view.hpp"
 #include "cli/audit_history_view.hpp"
 #include "cli/diagnostics.hpp"
+#include "cli/engine_session.hpp"
 #include "cli/rogue_command.hpp"
+#include "engine/audit_queries.hpp"
 #include "engine/outcome_codes.hpp"
-#include "history/usage_store.hpp"
 #include "history/usage_summary.hpp"
-#include "host/state_dir.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
@@ -73,50 +71,42 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
 int run_history(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
                 const std::optional<Pattern>& pattern) {
     scope.kind = options.summary ? "summary" : "processes";
-    scope.source = state_file_path(global.state_dir, history::kUsageStoreFileName);
-    auto store = history::UsageStore::open_read_only(global.state_dir);
-    if (!store) {
-        if (store.error().errno_value != ENOENT) {
-            return print_error(store.error().what, error_code_for(store.error()));
-        }
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto usage =
+        engine::query_usage(**engine, engine::UsageQuery{.since_unix_ms = scope.since_unix_ms,
+                                                         .until_unix_ms = scope.until_unix_ms,
+                                                         .user = options.user,
+                                                         .process = pattern});
+    if (!usage) return print_error(usage.error().what, error_code_for(usage.error()));
+    scope.source = usage->source;
+    if (!usage->available) {
         // Nothing recorded yet is an answer, not a failure: say where history will be.
         scope.source_available = false;
         if (options.json) {
-            render_history(options, scope, {}, {},
-                           history::sample_weights({}, scope.until_unix_ms));
+            render_history(options, scope, {}, {}, usage->weights);
         } else {
-            print_text(store.error().what + "\n");
+            print_text(usage->why_unavailable + "\n");
         }
         return exit_code::ok;
     }
-    const history::SampleQuery query{.since_unix_ms = scope.since_unix_ms,
-                                     .until_unix_ms = scope.until_unix_ms};
-    auto gpus = (*store)->gpu_samples(query);
-    if (!gpus) return print_error(gpus.error().what, error_code_for(gpus.error()));
-    auto processes = (*store)->process_samples(query);
-    if (!processes) return print_error(processes.error().what, error_code_for(processes.error()));
-    // Instants from every sample, before filtering: a user's processes are credited the
-    // host's sampling rhythm, not gaps left where other users' samples were removed.
-    const history::SampleWeights weights =
-        history::sample_weights(history::sample_instants(*gpus, *processes), scope.until_unix_ms);
-    const auto kept = history::filter_samples(std::move(*processes), options.user, pattern);
-    render_history(options, scope, *gpus, kept, weights);
+    render_history(options, scope, usage->gpus, usage->processes, usage->weights);
     return exit_code::ok;
 }
 
 int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditScope scope,
                 const std::optional<Pattern>& pattern) {
     scope.kind = "actions";
-    scope.source = state_file_path(global.state_dir, audit::kAuditFileName);
-    const audit::ActionFilter filter{.since_unix_ms = scope.since_unix_ms,
-                                     .until_unix_ms = scope.until_unix_ms,
-                                     .user = options.user,
-                                     .process = pattern};
-    auto log = audit::read_action_log(scope.source, filter);
-    if (!log) {
-        if (log.error().errno_value != ENOENT) {
-            return print_error(log.error().what, error_code_for(log.error()));
-        }
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto actions =
+        engine::query_actions(**engine, engine::ActionQuery{.since_unix_ms = scope.since_unix_ms,
+                                                            .until_unix_ms = scope.until_unix_ms,
+                                                            .user = options.user,
+                                                            .process = pattern});
+    if (!actions) return print_error(actions.error().what, error_code_for(actions.error()));
+    scope.source = actions->source;
+    if (!actions->available) {
         scope.source_available = false;
         if (options.json) {
             print_json(actions_json(scope, {}));
@@ -129,9 +119,9 @@ int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditS
         return exit_code::ok;
     }
     if (options.json) {
-        print_json(actions_json(scope, *log));
+        print_json(actions_json(scope, actions->log));
     } else {
-        print_text(actions_table(scope, *log));
+        print_text(actions_table(scope, actions->log));
     }
     return exit_code::ok;
 }
