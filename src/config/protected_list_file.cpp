@@ -41,12 +41,6 @@ class Reader {
     std::string source_;
 };
 
-// A plain (unquoted) scalar: "42" and "true" in quotes are strings, not a number or a
-// boolean, and accepting them would blur the types the schema promises.
-bool plain(const YAML::Node& node) {
-    return node.IsScalar() && node.Tag() == "?";
-}
-
 // `key:` with nothing after it is an empty list, so commenting out every entry works.
 Result<void> for_each_item(const Reader& reader, const YAML::Node& list, std::string_view key,
                            const std::function<Result<void>(const YAML::Node&)>& visit) {
@@ -95,7 +89,7 @@ Result<void> read_pids(const Reader& reader, const YAML::Node& list, std::set<pi
         long long pid = 0;
         const char* end = text.data() + text.size();
         auto [ptr, ec] = std::from_chars(text.data(), end, pid);
-        const bool integer = plain(item) && !text.empty() && ptr == end &&
+        const bool integer = is_plain_scalar(item) && !text.empty() && ptr == end &&
                              (ec == std::errc() || ec == std::errc::result_out_of_range);
         if (!integer) {
             return reader.error(
@@ -118,7 +112,7 @@ Result<void> read_pids(const Reader& reader, const YAML::Node& list, std::set<pi
 // YAML 1.2's booleans only: yaml-cpp would also take yes/no/on/off/y/n, which YAML 1.2
 // treats as strings and which read ambiguously in a safety setting.
 Result<bool> read_bool(const Reader& reader, const YAML::Node& node, std::string_view key) {
-    if (plain(node)) {
+    if (is_plain_scalar(node)) {
         const std::string& text = node.Scalar();
         if (text == "true" || text == "True" || text == "TRUE") return true;
         if (text == "false" || text == "False" || text == "FALSE") return false;

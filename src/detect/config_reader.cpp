@@ -18,7 +18,6 @@ namespace {
 
 using yaml_fields::EntryCheck;
 using yaml_fields::for_each_key;
-using yaml_fields::plain;
 using yaml_fields::read_int;
 using yaml_fields::read_number;
 using yaml_fields::read_strings;
@@ -164,8 +163,8 @@ Result<void> read_usage_shape(const Reader& reader, const YAML::Node& map,
                 if (!minutes) return std::unexpected(minutes.error());
                 shape.min_minutes = *minutes;
             } else if (name == "max_memory") {
-                auto bytes = plain(value) ? parse_byte_size(value.Scalar())
-                                          : Result<std::uint64_t>(fail("not a size"));
+                auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
+                                                    : Result<std::uint64_t>(fail("not a size"));
                 if (!bytes || *bytes == 0) {
                     return reader.error(value.Mark(),
                                         fmt::format("{}: {} is not a memory size above 0 "

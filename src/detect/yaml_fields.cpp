@@ -8,11 +8,6 @@
 
 namespace gpukill::detect::yaml_fields {
 
-// A plain (unquoted) scalar: "42" in quotes is a string, not a number.
-bool plain(const YAML::Node& node) {
-    return node.IsScalar() && node.Tag() == "?";
-}
-
 std::string shown(const YAML::Node& node) {
     return node.IsScalar() ? quote_escaped(node.Scalar()) : std::string("that value");
 }
@@ -22,7 +17,8 @@ Result<long long> read_int(const Reader& reader, const YAML::Node& node, std::st
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     long long value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (!plain(node) || text.empty() || end != text.data() + text.size() || ec != std::errc()) {
+    if (!is_plain_scalar(node) || text.empty() || end != text.data() + text.size() ||
+        ec != std::errc()) {
         return reader.error(node.Mark(), fmt::format("{}: {} is not an integer", key, shown(node)));
     }
     if (value < min || value > max) {
@@ -38,8 +34,8 @@ Result<double> read_number(const Reader& reader, const YAML::Node& node, std::st
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (!plain(node) || text.empty() || end != text.data() + text.size() || ec != std::errc() ||
-        !std::isfinite(value)) {
+    if (!is_plain_scalar(node) || text.empty() || end != text.data() + text.size() ||
+        ec != std::errc() || !std::isfinite(value)) {
         return reader.error(node.Mark(), fmt::format("{}: {} is not a number", key, shown(node)));
     }
     if ((min_exclusive ? value <= min : value < min) || value > max) {

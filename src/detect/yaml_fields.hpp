@@ -29,9 +29,6 @@ class Reader {
     std::string source_;
 };
 
-// A plain (unquoted) scalar: "42" in quotes is a string, not a number.
-bool plain(const YAML::Node& node);
-
 // The node's text quoted and escaped for an error line, or "that value".
 std::string shown(const YAML::Node& node);
 

@@ -13,10 +13,6 @@
 namespace gpukill::guard {
 namespace {
 
-bool plain(const YAML::Node& node) {
-    return node.IsScalar() && node.Tag() == "?";
-}
-
 std::string shown(const YAML::Node& node) {
     if (node.IsScalar()) return quote_escaped(node.Scalar());
     if (node.IsSequence()) return "a list";
@@ -97,7 +93,7 @@ Result<std::string> YamlFields::text(const YAML::Node& node, std::string_view ke
 // YAML 1.2's booleans only: yaml-cpp would also take yes/no/on/off, which YAML 1.2
 // treats as strings and which read ambiguously in a safety setting.
 Result<bool> YamlFields::boolean(const YAML::Node& node, std::string_view key) const {
-    if (plain(node)) {
+    if (is_plain_scalar(node)) {
         const std::string& text = node.Scalar();
         if (text == "true" || text == "True" || text == "TRUE") return true;
         if (text == "false" || text == "False" || text == "FALSE") return false;
@@ -108,13 +104,13 @@ Result<bool> YamlFields::boolean(const YAML::Node& node, std::string_view key) c
 Result<std::uint64_t> YamlFields::integer(const YAML::Node& node, std::string_view key,
                                           std::uint64_t max) const {
     const std::string text = node.IsScalar() ? node.Scalar() : "";
-    if (plain(node) && !text.empty() && text.front() == '-') {
+    if (is_plain_scalar(node) && !text.empty() && text.front() == '-') {
         return error(node, fmt::format("{} must not be negative ({})", key, text));
     }
     std::uint64_t value = 0;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (!plain(node) || text.empty() || ptr != end ||
+    if (!is_plain_scalar(node) || text.empty() || ptr != end ||
         (ec != std::errc() && ec != std::errc::result_out_of_range)) {
         return error(node, fmt::format("{} must be a whole number, not {}", key, shown(node)));
     }
@@ -138,7 +134,8 @@ Result<double> YamlFields::number(const YAML::Node& node, std::string_view key) 
     double value = 0;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (!plain(node) || text.empty() || ptr != end || ec != std::errc() || !std::isfinite(value)) {
+    if (!is_plain_scalar(node) || text.empty() || ptr != end || ec != std::errc() ||
+        !std::isfinite(value)) {
         return error(node, fmt::format("{} must be a number, not {}", key, shown(node)));
     }
     if (value < 0) return error(node, fmt::format("{} must not be negative ({})", key, text));
@@ -167,7 +164,7 @@ Result<std::chrono::seconds> YamlFields::duration(const YAML::Node& node,
 }
 
 Result<Action> YamlFields::action(const YAML::Node& node, std::string_view key) const {
-    if (plain(node)) {
+    if (is_plain_scalar(node)) {
         const std::string& text = node.Scalar();
         if (text == "warn") return Action::warn;
         if (text == "terminate") return Action::terminate;

@@ -54,23 +54,18 @@ Result<double> min_interval(std::string_view text, std::string_view what) {
     return in_range(parse_number(text), text, what, true, kMaxMinIntervalSeconds);
 }
 
-// A plain (unquoted) scalar: "30" in quotes is a string, as "true" is.
-bool plain(const YAML::Node& node) {
-    return node.IsScalar() && node.Tag() == "?";
-}
-
 Result<void> read_key(std::string_view source, const std::string& key, const YAML::Node& value,
                       HistorySettings& settings) {
     const std::string text = value.IsScalar() ? value.Scalar() : "";
     auto located = [&](const Error& error) { return file_error(source, value.Mark(), error.what); };
     if (key == "enabled") {
-        if (plain(value) && (text == "true" || text == "false")) {
+        if (is_plain_scalar(value) && (text == "true" || text == "false")) {
             settings.enabled = text == "true";
             return {};
         }
         return file_error(source, value.Mark(), "enabled must be true or false");
     }
-    if (!plain(value)) {
+    if (!is_plain_scalar(value)) {
         return file_error(source, value.Mark(), fmt::format("{} must be a number", key));
     }
     if (key == "retention_days") {

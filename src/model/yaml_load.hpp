@@ -33,4 +33,11 @@ std::vector<YAML::Node> load_yaml_documents(std::string_view text);
 std::unexpected<Error> yaml_error(std::string_view source, const YAML::Mark& mark,
                                   std::string_view what);
 
+// A plain (unquoted) scalar. Every config reader takes numbers and booleans only from
+// plain scalars: "42" and "true" in quotes are strings, and accepting them would blur the
+// types the schemas promise.
+inline bool is_plain_scalar(const YAML::Node& node) {
+    return node.IsScalar() && node.Tag() == "?";
+}
+
 }  // namespace gpukill
