@@ -1,5 +1,8 @@
 #include "cli/guard_run.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -42,6 +45,12 @@ int run_guard_loop(const GlobalOptions& global, const GuardOptions& options,
                                            .command = audit::shell_join(argv)},
                         command_line_actor(Interface::guard), print_event,
                         std::chrono::system_clock::now());
+    // SIGHUP reloads the policy: held from before the start line, so one sent as soon
+    // as the loop says it runs is not the default action (exit) but a reload.
+    sigset_t hangup;
+    sigemptyset(&hangup);
+    sigaddset(&hangup, SIGHUP);
+    if (!options.once) pthread_sigmask(SIG_BLOCK, &hangup, nullptr);
     guard.start();
     const auto cycle = [&] {
         guard.reload_if_changed();

@@ -377,6 +377,46 @@ TEST(GuardRun, AStuckJobIsCaughtOnlyAfterItsWindowAndSigintEndsTheLoop) {
     EXPECT_EQ(loop.wait(), 0);
 }
 
+TEST(GuardRun, SighupReadsThePolicyAgainAndABadOneKeepsTheOldInForce) {
+    SimulatedHost host;
+    GuardFiles files(host);
+    // A day between checks: only SIGHUP can make the loop read the file again.
+    const std::string policy = files.write("guard.yaml", "mode: dry-run\ncheck_interval: 1d\n");
+    std::map<std::string, std::string> env = host.env();
+    for (const auto& [key, value] : files.env()) env[key] = value;
+    RunningCommand loop({GPUKILL_BIN, "guard", "run", "--policy", policy}, env);
+    auto started = loop.read_line();
+    ASSERT_TRUE(started);
+    EXPECT_NE(started->find("(mode dry-run)"), std::string::npos) << *started;
+
+    files.write("guard.yaml", "mode: enforce\ncheck_interval: 1d\n");
+    loop.send_signal(SIGHUP);
+    std::optional<std::string> reloaded;
+    while (auto line = loop.read_line(10)) {
+        if (line->find("reloaded") != std::string::npos) {
+            reloaded = line;
+            break;
+        }
+    }
+    ASSERT_TRUE(reloaded) << "no reload line after SIGHUP";
+    EXPECT_NE(reloaded->find("policy " + policy + " reloaded (mode enforce)"), std::string::npos)
+        << *reloaded;
+
+    files.write("guard.yaml", "mode: enforce\nusers: [\n");
+    loop.send_signal(SIGHUP);
+    std::optional<std::string> kept;
+    while (auto line = loop.read_line(10)) {
+        if (line->find("not reloaded") != std::string::npos) {
+            kept = line;
+            break;
+        }
+    }
+    ASSERT_TRUE(kept) << "a bad policy was not reported";
+    EXPECT_NE(kept->find("the previous one stays in force"), std::string::npos) << *kept;
+    loop.send_signal(SIGINT);
+    EXPECT_EQ(loop.wait(), 0);
+}
+
 TEST(GuardTest, ATimeWindowChangesTheLimitByTheHostsClock) {
     SimulatedHost host;
     GuardFiles files(host);
