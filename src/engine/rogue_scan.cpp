@@ -44,7 +44,7 @@ Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& requ
     }
     RogueScanOutcome outcome;
     outcome.report = detect::build_report(std::move(assessments), config.config);
-    if (!outcome.report.findings.empty()) {
+    if (request.record && !outcome.report.findings.empty()) {
         AuditTrail trail = engine.trail(actor, request.command);
         std::vector<nlohmann::ordered_json> records;
         for (const detect::Assessment& finding : outcome.report.findings) {

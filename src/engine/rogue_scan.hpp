@@ -19,6 +19,7 @@ struct RogueScanRequest {
     std::optional<std::string> user;  // only this user's processes (name or uid)
     double hours = 24;                // the usage history's window: more than 0
     std::string command;              // for the audit records
+    bool record = true;  // false: score only (a health check), no rogue_finding records
 };
 
 struct RogueScanOutcome {

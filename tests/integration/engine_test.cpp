@@ -15,6 +15,7 @@
 #include <set>
 
 #include "engine/guard.hpp"
+#include "engine/health_check.hpp"
 #include "engine/kill.hpp"
 #include "engine/reset.hpp"
 #include "engine_support.hpp"
@@ -276,6 +277,58 @@ TEST(EngineGuard, WarnsThenActsWhenTheCallersClockPassesTheGracePeriod) {
     EXPECT_FALSE(guard.reload_policy());
     EXPECT_EQ(run.count(engine::GuardEventKind::policy_kept), 1u);
     EXPECT_EQ(guard.policy().mode, guard::Mode::enforce);
+}
+
+}  // namespace
+}  // namespace gpukill::testing
+
+namespace gpukill::testing {
+namespace {
+
+const engine::CheckFinding* find_problem(const engine::CheckOutcome& outcome,
+                                         const std::string& kind) {
+    for (const auto& problem : outcome.problems) {
+        if (problem.kind == kind) return &problem;
+    }
+    return nullptr;
+}
+
+bool has_problem(const engine::CheckOutcome& outcome, const std::string& kind) {
+    return find_problem(outcome, kind) != nullptr;
+}
+
+TEST(EngineCheck, CleanThenOrphanedHolderThenLeakThenUnexpectedUser) {
+    SimulatedHost host;
+    auto engine = open_engine_on(host);
+    engine::CheckRequest request;
+    request.rogue = false;
+    engine::CheckOutcome clean = engine::health_check(*engine, request);
+    EXPECT_EQ(clean.verdict, engine::CheckVerdict::clean) << clean.summary;
+    EXPECT_EQ(clean.summary, "clean: 2 GPUs, no problem found");
+
+    Workload job = host.run({"--gpu", "0", "--mem", "2G", "--workers", "1"});
+    job.kill_parent();  // the worker lives on, orphaned, holding GPU 0
+    engine::CheckOutcome orphaned = engine::health_check(*engine, request);
+    EXPECT_EQ(orphaned.verdict, engine::CheckVerdict::problem);
+    ASSERT_TRUE(has_problem(orphaned, "orphaned_holder")) << orphaned.summary;
+    EXPECT_EQ(find_problem(orphaned, "orphaned_holder")->pid, job.workers().at(0));
+    job.kill_all();
+
+    host.leak(1, "1G");  // used memory no process accounts for, and nothing holds GPU 1
+    engine::CheckOutcome leaked = engine::health_check(*engine, request);
+    EXPECT_EQ(leaked.verdict, engine::CheckVerdict::problem);
+    ASSERT_TRUE(has_problem(leaked, "soft_locked")) << leaked.summary;
+    EXPECT_EQ(find_problem(leaked, "soft_locked")->gpu, 1u);
+    request.unaccounted_memory_bytes = 2ULL << 30;  // a threshold above the leak
+    EXPECT_FALSE(has_problem(engine::health_check(*engine, request), "soft_locked"));
+
+    Workload mine = host.run({"--gpu", "0", "--mem", "1G"});
+    request.allowed_users = std::set<std::string>{};  // a CI runner expects idle GPUs
+    engine::CheckOutcome held = engine::health_check(*engine, request);
+    ASSERT_TRUE(has_problem(held, "unexpected_holder")) << held.summary;
+    request.allowed_users = std::set<std::string>{current_user_name()};
+    EXPECT_FALSE(has_problem(engine::health_check(*engine, request), "unexpected_holder"));
+    EXPECT_TRUE(audit_log_of(host).empty());  // a check records nothing
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+#include "engine/health_check.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "detect/config_file.hpp"
+#include "engine/rogue_scan.hpp"
+#include "model/human_format.hpp"
+
+namespace gpukill::engine {
+namespace {
+
+void add(CheckOutcome& outcome, std::string kind, std::optional<unsigned> gpu,
+         std::optional<pid_t> pid, std::string detail) {
+    outcome.problems.push_back(
+        CheckFinding{.kind = std::move(kind), .gpu = gpu, .pid = pid, .detail = std::move(detail)});
+}
+
+void judge_gpus(const Snapshot& snapshot, const CheckRequest& request, CheckOutcome& outcome) {
+    for (const Gpu& gpu : snapshot.gpus) {
+        if (gpu.reading.lost) {
+            add(outcome, "lost_gpu", gpu.index, std::nullopt,
+                fmt::format("GPU {} has fallen off the bus", gpu.index));
+            continue;
+        }
+        const std::uint64_t unaccounted = gpu.unattributed_memory_bytes.value_or(0);
+        if (unaccounted <= request.unaccounted_memory_bytes) continue;
+        if (gpu.process_count == 0) {
+            add(outcome, "soft_locked", gpu.index, std::nullopt,
+                fmt::format("GPU {}: {} used and no process holds it (a GPU reset is the remedy)",
+                            gpu.index, format_bytes(unaccounted)));
+        } else {
+            add(outcome, "unaccounted_memory", gpu.index, std::nullopt,
+                fmt::format("GPU {}: {} used that no listed process accounts for", gpu.index,
+                            format_bytes(unaccounted)));
+        }
+    }
+}
+
+void judge_holders(const Snapshot& snapshot, const CheckRequest& request, CheckOutcome& outcome) {
+    for (const SnapshotProcess& process : snapshot.processes) {
+        if (process.gpus.empty()) continue;
+        const pid_t pid = process.info.pid;
+        const std::string name = printable(process.info.comm);
+        if (request.orphans && process.orphaned) {
+            add(outcome, "orphaned_holder", process.gpus.front().gpu_index, pid,
+                fmt::format("PID {} ({}) holds GPU {} and its parent is gone", pid, name,
+                            process.gpus.front().gpu_index));
+        }
+        if (request.allowed_users && !request.allowed_users->contains(process.info.user)) {
+            add(outcome, "unexpected_holder", process.gpus.front().gpu_index, pid,
+                fmt::format("PID {} ({}, user {}) holds GPU {}", pid, name,
+                            printable(process.info.user), process.gpus.front().gpu_index));
+        }
+    }
+}
+
+void judge_visibility(const Snapshot& snapshot, CheckOutcome& outcome) {
+    bool any_loaded = false;
+    for (const BackendStatus& backend : snapshot.backends) any_loaded |= backend.loaded;
+    if (!any_loaded && snapshot.gpus.empty()) {
+        outcome.unknowns.push_back("no GPU backend loaded (no driver, or no permission)");
+    }
+    if (snapshot.process_scan_failed) {
+        outcome.unknowns.push_back("the process table could not be read");
+    } else if (snapshot.processes_denied > 0 && ::geteuid() != 0) {
+        // Root may still be denied a few (another user namespace's); that is noted, but
+        // without privilege every other user's holders are hidden.
+        outcome.unknowns.push_back(
+            fmt::format("{} processes' open files could not be read (run as root to see every "
+                        "holder)",
+                        snapshot.processes_denied));
+    } else if (snapshot.processes_denied > 0) {
+        outcome.notes.push_back(
+            fmt::format("{} processes' open files could not be read", snapshot.processes_denied));
+    }
+}
+
+}  // namespace
+
+const char* to_string(CheckVerdict verdict) {
+    switch (verdict) {
+        case CheckVerdict::clean:
+            return "clean";
+        case CheckVerdict::problem:
+            return "problem";
+        case CheckVerdict::unknown:
+            return "unknown";
+    }
+    return "unknown";
+}
+
+CheckOutcome health_check(Engine& engine, const CheckRequest& request) {
+    CheckOutcome outcome;
+    const Snapshot snapshot = engine.list().snapshot;
+    outcome.gpus = snapshot.gpus.size();
+    judge_gpus(snapshot, request, outcome);
+    judge_holders(snapshot, request, outcome);
+    judge_visibility(snapshot, outcome);
+    if (request.rogue) {
+        auto config = detect::load_rogue_config(engine.config().config_dir, std::nullopt);
+        if (!config) {
+            outcome.unknowns.push_back("rogue detection not run: " + config.error().what);
+        } else if (auto scanned = rogue_scan(engine, {.record = false}, *config, Actor{})) {
+            for (const detect::Assessment& finding : scanned->report.findings) {
+                add(outcome, "rogue_process",
+                    finding.holder.gpus.empty()
+                        ? std::nullopt
+                        : std::optional<unsigned>(finding.holder.gpus.front().gpu_index),
+                    finding.holder.info.pid,
+                    fmt::format("PID {} ({}) looks like a miner (score {})",
+                                finding.holder.info.pid, printable(finding.holder.info.comm),
+                                finding.score));
+            }
+        }
+    }
+    // A problem seen is a problem, whatever else could not be seen.
+    outcome.verdict = !outcome.problems.empty()   ? CheckVerdict::problem
+                      : !outcome.unknowns.empty() ? CheckVerdict::unknown
+                                                  : CheckVerdict::clean;
+    switch (outcome.verdict) {
+        case CheckVerdict::clean:
+            outcome.summary = fmt::format("clean: {} GPU{}, no problem found", outcome.gpus,
+                                          outcome.gpus == 1 ? "" : "s");
+            break;
+        case CheckVerdict::problem:
+            outcome.summary = fmt::format("{} problem{}: {}", outcome.problems.size(),
+                                          outcome.problems.size() == 1 ? "" : "s",
+                                          outcome.problems.front().detail);
+            break;
+        case CheckVerdict::unknown:
+            outcome.summary = "unknown: " + outcome.unknowns.front();
+            break;
+    }
+    return outcome;
+}
+
+}  // namespace gpukill::engine

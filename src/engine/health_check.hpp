@@ -1,0 +1,54 @@
+// One verdict on a host's GPUs, for CI pre-job scripts, Kubernetes probes and
+// node-problem-detector (the agent's `check`): clean, a problem (with what and where),
+// or unknown (gpukill cannot see enough to say). Read-only: nothing is signalled, and
+// rogue findings are scored without being recorded (`rogue_scan` records them).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "model/result.hpp"
+
+namespace gpukill::engine {
+
+struct CheckRequest {
+    // Memory the driver reports used that no listed process accounts for, per GPU,
+    // above which it is a problem (a leak, or holders the driver does not list).
+    std::uint64_t unaccounted_memory_bytes = 256ULL << 20;
+    bool orphans = true;  // orphaned holders (a dead trainer's workers) are a problem
+    bool rogue = true;    // a rogue finding (CONFIG_DIR/rogue.yaml) is a problem
+    // When given, a holder whose user is not in it is a problem (a CI runner expects its
+    // GPUs idle: an empty set).
+    std::optional<std::set<std::string>> allowed_users;
+};
+
+enum class CheckVerdict { clean, problem, unknown };
+const char* to_string(CheckVerdict verdict);
+
+struct CheckFinding {
+    // soft_locked (memory used, no process holds the GPU), unaccounted_memory, lost_gpu,
+    // orphaned_holder, unexpected_holder, rogue_process.
+    std::string kind;
+    std::optional<unsigned> gpu;
+    std::optional<pid_t> pid;
+    std::string detail;  // one line for people
+};
+
+struct CheckOutcome {
+    CheckVerdict verdict = CheckVerdict::clean;
+    std::vector<CheckFinding> problems;
+    std::vector<std::string> unknowns;  // why gpukill cannot see enough to say
+    std::vector<std::string> notes;     // what limited it without changing the verdict
+    std::size_t gpus = 0;
+    std::string summary;  // one line: what node-problem-detector shows as the condition
+};
+
+CheckOutcome health_check(Engine& engine, const CheckRequest& request);
+
+}  // namespace gpukill::engine
