@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/audit_command.hpp"
+#include "cli/check_command.hpp"
 #include "cli/doctor.hpp"
 #include "cli/global_options.hpp"
 #include "cli/guard_cli.hpp"
@@ -127,7 +128,7 @@ void add_audit_flags(CLI::App& app, AuditOptions& audit) {
         ->group(group);
 }
 
-enum class Command { list, kill, doctor, reset, audit, guard };
+enum class Command { list, kill, doctor, reset, audit, guard, check };
 
 const char* command_name(Command command) {
     switch (command) {
@@ -143,6 +144,8 @@ const char* command_name(Command command) {
             return "audit";
         case Command::guard:
             return "guard";
+        case Command::check:
+            return "check";
     }
     return "?";
 }
@@ -266,6 +269,18 @@ int run_parsed_command(int argc, char** argv) {
     CLI::App* audit_command =
         app.add_subcommand("audit", "usage history, actions taken and rogue-process detection");
     audit_command->fallthrough();
+    CheckOptions check;
+    CLI::App* check_command = app.add_subcommand(
+        "check", "one verdict on the GPUs for CI and probes: exit 0 clean, 1 problem, 2 unknown");
+    check_command->add_flag("--json", check.json, "one JSON document");
+    check_command->add_option("--unaccounted-threshold", check.unaccounted_threshold,
+                              "memory no listed process accounts for, per GPU, above which it "
+                              "is a problem (default 256M)");
+    check_command->add_option("--allow-user", check.allowed_users,
+                              "a holder of another user is a problem (repeatable)");
+    check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
+    check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
+    check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
 
     try {
         app.parse(argc, argv);
@@ -294,6 +309,7 @@ int run_parsed_command(int argc, char** argv) {
         chosen.push_back(Command::kill);
     }
     if (doctor_command->parsed()) chosen.push_back(Command::doctor);
+    if (check_command->parsed()) chosen.push_back(Command::check);
     if (reset_command->parsed() || compat_reset->count() > 0) chosen.push_back(Command::reset);
     if (audit_command->parsed() || compat_audit) chosen.push_back(Command::audit);
     if (guard_requested(guard_cli)) chosen.push_back(Command::guard);
@@ -327,6 +343,8 @@ int run_parsed_command(int argc, char** argv) {
     switch (command) {
         case Command::doctor:
             return run_doctor(global, doctor_json);
+        case Command::check:
+            return run_check(global, check);
         case Command::kill:
             kill.pids.insert(kill.pids.end(), positional_pids.begin(), positional_pids.end());
             kill.pids.insert(kill.pids.end(), kill_pids.begin(), kill_pids.end());

@@ -91,6 +91,27 @@ Result<reclaim::KillPlan> reclaim_plan_for(const reclaim::ResetPlan& plan, const
 
 }  // namespace
 
+std::string reset_plan_id(const reclaim::ResetPlan& plan) {
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    const auto mix = [&hash](std::uint64_t value) {
+        for (int byte = 0; byte < 8; ++byte) {
+            hash ^= (value >> (8 * byte)) & 0xff;
+            hash *= 0x100000001b3ULL;
+        }
+    };
+    mix(static_cast<std::uint64_t>(plan.decision));
+    mix(static_cast<std::uint64_t>(plan.force));
+    for (const reclaim::ResetGpu& gpu : plan.gpus) {
+        mix(gpu.index);
+        mix(static_cast<std::uint64_t>(gpu.method));
+    }
+    for (const reclaim::ResetHolder& holder : plan.holders) {
+        mix(static_cast<std::uint64_t>(holder.pid));
+        mix(holder.start_time_ticks);
+    }
+    return fmt::format("{:016x}", hash);
+}
+
 ResetReport ResetOutcome::report() const {
     return ResetReport{.plan = &plan,
                        .dry_run = dry_run,
@@ -101,7 +122,8 @@ ResetReport ResetOutcome::report() const {
                        .still_holding = still_holding,
                        .attempts = attempts ? &*attempts : nullptr,
                        .checks = attempts ? &checks : nullptr,
-                       .exit_code = code};
+                       .exit_code = code,
+                       .plan_id = plan_id};
 }
 
 Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Actor& actor,
@@ -141,6 +163,13 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
 
     ResetOutcome outcome;
     outcome.plan = reclaim::build_reset_plan(before, wanted, facts);
+    outcome.plan_id = reset_plan_id(outcome.plan);
+    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
+        return fail(ErrorCategory::conflict,
+                    fmt::format("the reset plan changed since it was shown (plan {}, now {}): "
+                                "other GPUs or holders; preview it again",
+                                *request.expected_plan_id, outcome.plan_id));
+    }
     outcome.dry_run = request.dry_run;
     outcome.timeout_seconds = request.timeout_seconds;
     const reclaim::ResetPlan& plan = outcome.plan;

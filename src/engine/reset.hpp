@@ -32,10 +32,14 @@ struct ResetRequest {
     bool dry_run = false;
     std::optional<std::string> nvidia_smi;  // overrides the engine's
     std::string command;                    // what was asked, for the audit records
+    // Go ahead only if the plan built now has this identity (see reset_plan_id): the
+    // confirmation of a previewed (dry-run) reset through a stateless API.
+    std::optional<std::string> expected_plan_id;
 };
 
 struct ResetOutcome {
     reclaim::ResetPlan plan;
+    std::string plan_id;  // see reset_plan_id
     bool dry_run = false;
     double timeout_seconds = 5;
     std::optional<reclaim::KillPlan> reclaim_plan;
@@ -51,7 +55,12 @@ struct ResetOutcome {
     ResetReport report() const;  // docs/JSON.md, "gpukill reset --json"
 };
 
-// Errors: invalid_input (gpus and all together or neither, a timeout out of range,
+// The identity of a reset plan (pure): FNV-1a over its decision, the GPUs with their
+// method, and the holders' PID and start time. 16 hex digits; not a secret.
+std::string reset_plan_id(const reclaim::ResetPlan& plan);
+
+// Errors: conflict (expected_plan_id differs: nothing done, nothing recorded),
+// invalid_input (gpus and all together or neither, a timeout out of range,
 // protected.yaml malformed), not_found (no such GPU), unavailable (procfs unreadable),
 // unsupported (procfs of another PID namespace, when holders must be reclaimed).
 Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Actor& actor,

@@ -76,6 +76,7 @@ nlohmann::ordered_json reset_report_json(const ResetReport& report) {
         {"still_holding", report.still_holding},
         {"executed", report.attempts != nullptr},
         {"exit_code", report.exit_code},
+        {"plan_id", report.plan_id},
     };
 }
 

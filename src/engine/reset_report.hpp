@@ -35,6 +35,7 @@ struct ResetReport {
     const std::vector<reclaim::ResetAttempt>* attempts = nullptr;  // null: nothing attempted
     const std::vector<reclaim::ResetCheck>* checks = nullptr;      // GPUs verified afterwards
     int exit_code = 0;
+    std::string plan_id;
 };
 
 nlohmann::ordered_json reset_report_json(const ResetReport& report);

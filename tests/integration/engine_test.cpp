@@ -333,3 +333,33 @@ TEST(EngineCheck, CleanThenOrphanedHolderThenLeakThenUnexpectedUser) {
 
 }  // namespace
 }  // namespace gpukill::testing
+
+namespace gpukill::testing {
+namespace {
+
+TEST(EngineReset, AConfirmationOfAPreviewThatNoLongerHoldsIsRefused) {
+    SimulatedHost host;
+    Workload holder = host.run({"--gpu", "0", "--mem", "1G"});
+    auto engine = open_engine_on(host);
+    const Actor actor{.interface = Interface::agent, .name = "ops", .remote = "10.1.2.3:5000"};
+    auto preview = engine::reset(
+        *engine, engine::ResetRequest{.gpus = "0", .force = true, .dry_run = true}, actor);
+    ASSERT_TRUE(preview) << preview.error().what;
+    EXPECT_EQ(preview->plan_id.size(), 16u);
+    EXPECT_FALSE(preview->attempts);  // a preview resets nothing
+
+    Workload newcomer = host.run({"--gpu", "0", "--mem", "1G"});  // the plan is not the same
+    const std::size_t records_before = audit_log_of(host).size();
+    auto confirmed = engine::reset(
+        *engine,
+        engine::ResetRequest{.gpus = "0", .force = true, .expected_plan_id = preview->plan_id},
+        actor);
+    ASSERT_FALSE(confirmed);
+    EXPECT_EQ(confirmed.error().category, ErrorCategory::conflict);
+    EXPECT_TRUE(process_alive(holder.pid()));
+    EXPECT_TRUE(process_alive(newcomer.pid()));
+    EXPECT_EQ(audit_log_of(host).size(), records_before);  // refused before anything
+}
+
+}  // namespace
+}  // namespace gpukill::testing
