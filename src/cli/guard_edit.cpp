@@ -17,8 +17,8 @@
 #include "guard/atomic_file.hpp"
 #include "guard/guard_records.hpp"
 #include "guard/policy_edit.hpp"
+#include "guard/policy_fields.hpp"
 #include "guard/policy_yaml.hpp"
-#include "guard/yaml_fields.hpp"
 #include "host/proc_reader.hpp"
 #include "model/byte_size.hpp"
 
@@ -205,7 +205,7 @@ int run_guard_edit(const GlobalOptions& global, const GuardEditOptions& o,
     }
     std::optional<std::chrono::seconds> grace;
     if (o.grace_period) {
-        auto parsed = guard::parse_duration(*o.grace_period);
+        auto parsed = parse_duration(*o.grace_period);
         if (!parsed) return usage_error("--guard-grace-period: " + parsed.error().what);
         grace = *parsed;
     }

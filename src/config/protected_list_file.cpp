@@ -17,6 +17,7 @@
 
 #include "host/proc_reader.hpp"
 #include "model/yaml_load.hpp"
+#include "model/yaml_reader.hpp"
 
 namespace gpukill::config {
 namespace {
@@ -28,35 +29,9 @@ std::string printable(std::string_view text) {
     return quote_escaped(text);
 }
 
-// Makes "FILE:LINE:COLUMN: what" errors for the file being read.
-class Reader {
-  public:
-    explicit Reader(std::string_view source) : source_(source) {}
-
-    std::unexpected<Error> error(const YAML::Mark& mark, std::string_view what) const {
-        return yaml_error(source_, mark, what);
-    }
-
-  private:
-    std::string source_;
-};
-
-// `key:` with nothing after it is an empty list, so commenting out every entry works.
-Result<void> for_each_item(const Reader& reader, const YAML::Node& list, std::string_view key,
-                           const std::function<Result<void>(const YAML::Node&)>& visit) {
-    if (list.IsNull()) return {};
-    if (!list.IsSequence()) {
-        return reader.error(list.Mark(),
-                            fmt::format("{} must be a list, e.g. {}: [a, b]", key, key));
-    }
-    for (const YAML::Node& item : list) {
-        if (auto visited = visit(item); !visited) return visited;
-    }
-    return {};
-}
-
-Result<void> read_names(const Reader& reader, const YAML::Node& list, std::set<std::string>& out) {
-    return for_each_item(reader, list, "names", [&](const YAML::Node& item) -> Result<void> {
+Result<void> read_names(const YamlReader& reader, const YAML::Node& list,
+                        std::set<std::string>& out) {
+    return reader.for_each_item(list, "names", [&](const YAML::Node& item) -> Result<void> {
         if (!item.IsScalar() || item.Scalar().empty()) {
             return reader.error(item.Mark(), "names: each entry must be a non-empty process name");
         }
@@ -73,8 +48,9 @@ Result<void> read_names(const Reader& reader, const YAML::Node& list, std::set<s
     });
 }
 
-Result<void> read_users(const Reader& reader, const YAML::Node& list, std::set<std::string>& out) {
-    return for_each_item(reader, list, "users", [&](const YAML::Node& item) -> Result<void> {
+Result<void> read_users(const YamlReader& reader, const YAML::Node& list,
+                        std::set<std::string>& out) {
+    return reader.for_each_item(list, "users", [&](const YAML::Node& item) -> Result<void> {
         if (!item.IsScalar() || item.Scalar().empty()) {
             return reader.error(item.Mark(), "users: each entry must be a non-empty user name");
         }
@@ -83,8 +59,8 @@ Result<void> read_users(const Reader& reader, const YAML::Node& list, std::set<s
     });
 }
 
-Result<void> read_pids(const Reader& reader, const YAML::Node& list, std::set<pid_t>& out) {
-    return for_each_item(reader, list, "pids", [&](const YAML::Node& item) -> Result<void> {
+Result<void> read_pids(const YamlReader& reader, const YAML::Node& list, std::set<pid_t>& out) {
+    return reader.for_each_item(list, "pids", [&](const YAML::Node& item) -> Result<void> {
         const std::string text = item.IsScalar() ? item.Scalar() : "";
         long long pid = 0;
         const char* end = text.data() + text.size();
@@ -109,23 +85,12 @@ Result<void> read_pids(const Reader& reader, const YAML::Node& list, std::set<pi
     });
 }
 
-// YAML 1.2's booleans only: yaml-cpp would also take yes/no/on/off/y/n, which YAML 1.2
-// treats as strings and which read ambiguously in a safety setting.
-Result<bool> read_bool(const Reader& reader, const YAML::Node& node, std::string_view key) {
-    if (is_plain_scalar(node)) {
-        const std::string& text = node.Scalar();
-        if (text == "true" || text == "True" || text == "TRUE") return true;
-        if (text == "false" || text == "False" || text == "FALSE") return false;
-    }
-    return reader.error(node.Mark(), fmt::format("{} must be true or false", key));
-}
-
 struct FileEntries {
     reclaim::ProtectedList list;
     bool replace_defaults = false;
 };
 
-Result<FileEntries> read_document(const Reader& reader, const YAML::Node& document) {
+Result<FileEntries> read_document(const YamlReader& reader, const YAML::Node& document) {
     FileEntries entries;
     if (document.IsNull()) return entries;
     if (!document.IsMap()) {
@@ -148,7 +113,7 @@ Result<FileEntries> read_document(const Reader& reader, const YAML::Node& docume
         } else if (name == "pids") {
             read = read_pids(reader, value, entries.list.pids);
         } else if (name == "replace_defaults") {
-            auto flag = read_bool(reader, value, name);
+            auto flag = reader.boolean(value, name);
             if (!flag) return std::unexpected(flag.error());
             entries.replace_defaults = *flag;
         } else {
@@ -167,7 +132,7 @@ Result<FileEntries> read_document(const Reader& reader, const YAML::Node& docume
 
 Result<reclaim::ProtectedList> parse_protected_list(std::string_view text, std::string_view source,
                                                     const reclaim::ProtectedList& defaults) {
-    const Reader reader(source);
+    const YamlReader reader{std::string(source)};
     std::vector<YAML::Node> documents;
     try {
         documents = load_yaml_documents(text);

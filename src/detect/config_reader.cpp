@@ -9,21 +9,12 @@
 
 #include "detect/config_file.hpp"
 #include "detect/proc_net_tcp.hpp"
-#include "detect/yaml_fields.hpp"
 #include "model/byte_size.hpp"
 #include "model/yaml_load.hpp"
+#include "model/yaml_reader.hpp"
 
 namespace gpukill::detect {
 namespace {
-
-using yaml_fields::EntryCheck;
-using yaml_fields::for_each_key;
-using yaml_fields::read_int;
-using yaml_fields::read_number;
-using yaml_fields::read_strings;
-using yaml_fields::Reader;
-using yaml_fields::shown;
-using yaml_fields::unknown_key;
 
 bool has_space(const std::string& text) {
     return text.find_first_of(" \t\r\n") != std::string::npos;
@@ -85,7 +76,7 @@ std::string check_allowed_name(const std::string& name) {
     return "";
 }
 
-Result<std::vector<unsigned>> read_ports(const Reader& reader, const YAML::Node& list) {
+Result<std::vector<unsigned>> read_ports(const YamlReader& reader, const YAML::Node& list) {
     std::vector<unsigned> ports;
     if (list.IsNull()) return ports;
     if (!list.IsSequence()) {
@@ -93,7 +84,7 @@ Result<std::vector<unsigned>> read_ports(const Reader& reader, const YAML::Node&
                             "pool_ports must be a list, e.g. pool_ports: [3333, 4444]");
     }
     for (const YAML::Node& item : list) {
-        auto port = read_int(reader, item, "pool_ports", 1, 65535);
+        auto port = reader.integer_in(item, "pool_ports", 1, 65535);
         if (!port) return std::unexpected(port.error());
         if (std::find(ports.begin(), ports.end(), *port) != ports.end()) {
             return reader.error(item.Mark(), fmt::format("pool_ports: {} is listed twice", *port));
@@ -103,9 +94,9 @@ Result<std::vector<unsigned>> read_ports(const Reader& reader, const YAML::Node&
     return ports;
 }
 
-Result<void> read_risk(const Reader& reader, const YAML::Node& map, RiskThresholds& risk) {
-    auto read = for_each_key(
-        reader, map, "risk_levels",
+Result<void> read_risk(const YamlReader& reader, const YAML::Node& map, RiskThresholds& risk) {
+    auto read = reader.for_each_entry(
+        map, "risk_levels",
         [&](const std::string& name, const YAML::Node& key,
             const YAML::Node& value) -> Result<void> {
             int* target = name == "medium"     ? &risk.medium
@@ -113,9 +104,9 @@ Result<void> read_risk(const Reader& reader, const YAML::Node& map, RiskThreshol
                           : name == "critical" ? &risk.critical
                                                : nullptr;
             if (target == nullptr) {
-                return unknown_key(reader, key, "risk_levels", "medium, high, critical");
+                return reader.unknown_key(key, "risk_levels", "medium, high, critical");
             }
-            auto level = read_int(reader, value, "risk_levels." + name, 1, kMaxScore);
+            auto level = reader.integer_in(value, "risk_levels." + name, 1, kMaxScore);
             if (!level) return std::unexpected(level.error());
             *target = static_cast<int>(*level);
             return {};
@@ -129,37 +120,38 @@ Result<void> read_risk(const Reader& reader, const YAML::Node& map, RiskThreshol
     return {};
 }
 
-Result<void> read_weights(const Reader& reader, const YAML::Node& map, RogueConfig& config) {
+Result<void> read_weights(const YamlReader& reader, const YAML::Node& map, RogueConfig& config) {
     std::string known;
     for (Signal signal : kAllSignals) {
         if (!known.empty()) known += ", ";
         known += signal_name(signal);
     }
-    return for_each_key(reader, map, "weights",
-                        [&](const std::string& name, const YAML::Node& key,
-                            const YAML::Node& value) -> Result<void> {
-                            auto signal = signal_from_name(name);
-                            if (!signal) return unknown_key(reader, key, "weights", known);
-                            auto weight = read_int(reader, value, "weights." + name, 0, kMaxScore);
-                            if (!weight) return std::unexpected(weight.error());
-                            config.set_weight(*signal, static_cast<int>(*weight));
-                            return {};
-                        });
+    return reader.for_each_entry(map, "weights",
+                                 [&](const std::string& name, const YAML::Node& key,
+                                     const YAML::Node& value) -> Result<void> {
+                                     auto signal = signal_from_name(name);
+                                     if (!signal) return reader.unknown_key(key, "weights", known);
+                                     auto weight =
+                                         reader.integer_in(value, "weights." + name, 0, kMaxScore);
+                                     if (!weight) return std::unexpected(weight.error());
+                                     config.set_weight(*signal, static_cast<int>(*weight));
+                                     return {};
+                                 });
 }
 
-Result<void> read_usage_shape(const Reader& reader, const YAML::Node& map,
+Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                               UsageShapeConfig& shape) {
-    return for_each_key(
-        reader, map, "usage_shape",
+    return reader.for_each_entry(
+        map, "usage_shape",
         [&](const std::string& name, const YAML::Node& key,
             const YAML::Node& value) -> Result<void> {
             const std::string where = "usage_shape." + name;
             if (name == "min_utilization_percent") {
-                auto percent = read_int(reader, value, where, 1, 100);
+                auto percent = reader.integer_in(value, where, 1, 100);
                 if (!percent) return std::unexpected(percent.error());
                 shape.min_utilization_percent = static_cast<unsigned>(*percent);
             } else if (name == "min_minutes") {
-                auto minutes = read_number(reader, value, where, 0, 525600, true);
+                auto minutes = reader.number_in(value, where, 0, 525600, true);
                 if (!minutes) return std::unexpected(minutes.error());
                 shape.min_minutes = *minutes;
             } else if (name == "max_memory") {
@@ -169,43 +161,43 @@ Result<void> read_usage_shape(const Reader& reader, const YAML::Node& map,
                     return reader.error(value.Mark(),
                                         fmt::format("{}: {} is not a memory size above 0 "
                                                     "(e.g. 512M, 1G)",
-                                                    where, shown(value)));
+                                                    where, gpukill::shown(value)));
                 }
                 shape.max_memory_bytes = *bytes;
             } else if (name == "max_memory_variation") {
-                auto variation = read_number(reader, value, where, 0, 100, false);
+                auto variation = reader.number_in(value, where, 0, 100, false);
                 if (!variation) return std::unexpected(variation.error());
                 shape.max_memory_variation = *variation;
             } else if (name == "max_sample_gap_seconds") {
-                auto gap = read_number(reader, value, where, 0, 604800, true);
+                auto gap = reader.number_in(value, where, 0, 604800, true);
                 if (!gap) return std::unexpected(gap.error());
                 shape.max_sample_gap_seconds = *gap;
             } else {
-                return unknown_key(reader, key, "usage_shape",
-                                   "min_utilization_percent, min_minutes, max_memory, "
-                                   "max_memory_variation, max_sample_gap_seconds");
+                return reader.unknown_key(key, "usage_shape",
+                                          "min_utilization_percent, min_minutes, max_memory, "
+                                          "max_memory_variation, max_sample_gap_seconds");
             }
             return {};
         });
 }
 
-Result<void> read_allow(const Reader& reader, const YAML::Node& map, AllowList& allow) {
-    return for_each_key(
-        reader, map, "allow",
+Result<void> read_allow(const YamlReader& reader, const YAML::Node& map, AllowList& allow) {
+    return reader.for_each_entry(
+        map, "allow",
         [&](const std::string& name, const YAML::Node& key,
             const YAML::Node& value) -> Result<void> {
             Result<std::vector<std::string>> list;
             if (name == "users") {
-                list = read_strings(reader, value, "allow.users", check_word);
+                list = reader.strings(value, "allow.users", check_word);
                 if (list) allow.users = *list;
             } else if (name == "executables") {
-                list = read_strings(reader, value, "allow.executables", check_absolute);
+                list = reader.strings(value, "allow.executables", check_absolute);
                 if (list) allow.executables = *list;
             } else if (name == "names") {
-                list = read_strings(reader, value, "allow.names", check_allowed_name);
+                list = reader.strings(value, "allow.names", check_allowed_name);
                 if (list) allow.names = *list;
             } else {
-                return unknown_key(reader, key, "allow", "users, executables, names");
+                return reader.unknown_key(key, "allow", "users, executables, names");
             }
             if (!list) return std::unexpected(list.error());
             return {};
@@ -216,67 +208,66 @@ constexpr const char* kTopLevelKeys =
     "report_threshold, risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
     "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, allow";
 
-Result<void> read_top_level(const Reader& reader, const YAML::Node& document, RogueConfig& config) {
+Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document,
+                            RogueConfig& config) {
     if (document.IsNull()) return {};
     if (!document.IsMap()) {
         return reader.error(document.Mark(),
                             fmt::format("expected a mapping with the keys {}", kTopLevelKeys));
     }
     auto strings = [&](const YAML::Node& value, const std::string& key,
-                       std::vector<std::string>& out, const EntryCheck& check) -> Result<void> {
-        auto list = read_strings(reader, value, key, check);
+                       std::vector<std::string>& out,
+                       const YamlReader::EntryCheck& check) -> Result<void> {
+        auto list = reader.strings(value, key, check);
         if (!list) return std::unexpected(list.error());
         out = std::move(*list);
         return {};
     };
-    return for_each_key(reader, document, "the file",
-                        [&](const std::string& name, const YAML::Node& key,
-                            const YAML::Node& value) -> Result<void> {
-                            if (name == "report_threshold") {
-                                auto threshold = read_int(reader, value, name, 1, kMaxScore);
-                                if (!threshold) return std::unexpected(threshold.error());
-                                config.report_threshold = static_cast<int>(*threshold);
-                                return {};
-                            }
-                            if (name == "unattended_min_hours") {
-                                auto hours = read_number(reader, value, name, 0, 87600, false);
-                                if (!hours) return std::unexpected(hours.error());
-                                config.unattended_min_hours = *hours;
-                                return {};
-                            }
-                            if (name == "risk_levels") return read_risk(reader, value, config.risk);
-                            if (name == "weights") return read_weights(reader, value, config);
-                            if (name == "usage_shape")
-                                return read_usage_shape(reader, value, config.usage_shape);
-                            if (name == "allow") return read_allow(reader, value, config.allow);
-                            if (name == "miner_names")
-                                return strings(value, name, config.miner_names, check_pattern);
-                            if (name == "masquerade_names") {
-                                return strings(value, name, config.masquerade_names, check_pattern);
-                            }
-                            if (name == "miner_options") {
-                                return strings(value, name, config.miner_options, check_option);
-                            }
-                            if (name == "algorithms")
-                                return strings(value, name, config.algorithms, check_word);
-                            if (name == "pool_hosts")
-                                return strings(value, name, config.pool_hosts, check_host);
-                            if (name == "temp_dirs")
-                                return strings(value, name, config.temp_dirs, check_dir);
-                            if (name == "pool_ports") {
-                                auto ports = read_ports(reader, value);
-                                if (!ports) return std::unexpected(ports.error());
-                                config.pool_ports = std::move(*ports);
-                                return {};
-                            }
-                            return unknown_key(reader, key, "the file", kTopLevelKeys);
-                        });
+    return reader.for_each_entry(
+        document, "the file",
+        [&](const std::string& name, const YAML::Node& key,
+            const YAML::Node& value) -> Result<void> {
+            if (name == "report_threshold") {
+                auto threshold = reader.integer_in(value, name, 1, kMaxScore);
+                if (!threshold) return std::unexpected(threshold.error());
+                config.report_threshold = static_cast<int>(*threshold);
+                return {};
+            }
+            if (name == "unattended_min_hours") {
+                auto hours = reader.number_in(value, name, 0, 87600, false);
+                if (!hours) return std::unexpected(hours.error());
+                config.unattended_min_hours = *hours;
+                return {};
+            }
+            if (name == "risk_levels") return read_risk(reader, value, config.risk);
+            if (name == "weights") return read_weights(reader, value, config);
+            if (name == "usage_shape") return read_usage_shape(reader, value, config.usage_shape);
+            if (name == "allow") return read_allow(reader, value, config.allow);
+            if (name == "miner_names")
+                return strings(value, name, config.miner_names, check_pattern);
+            if (name == "masquerade_names") {
+                return strings(value, name, config.masquerade_names, check_pattern);
+            }
+            if (name == "miner_options") {
+                return strings(value, name, config.miner_options, check_option);
+            }
+            if (name == "algorithms") return strings(value, name, config.algorithms, check_word);
+            if (name == "pool_hosts") return strings(value, name, config.pool_hosts, check_host);
+            if (name == "temp_dirs") return strings(value, name, config.temp_dirs, check_dir);
+            if (name == "pool_ports") {
+                auto ports = read_ports(reader, value);
+                if (!ports) return std::unexpected(ports.error());
+                config.pool_ports = std::move(*ports);
+                return {};
+            }
+            return reader.unknown_key(key, "the file", kTopLevelKeys);
+        });
 }
 
 }  // namespace
 
 Result<RogueConfig> parse_rogue_config(std::string_view text, std::string_view source) {
-    const Reader reader(source);
+    const YamlReader reader{std::string(source)};
     std::vector<YAML::Node> documents;
     try {
         documents = load_yaml_documents(text);

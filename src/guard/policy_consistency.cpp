@@ -25,7 +25,7 @@ const GpuRule* gpu_rule(const Policy& policy, unsigned index) {
 
 // A user allowed a GPU by users: that gpus: keeps to others, or blocked from a GPU that
 // gpus: names them for. Either way one section says yes and the other no.
-Result<void> check_users_against_gpus(const YamlFields& fields, const Policy& policy) {
+Result<void> check_users_against_gpus(const YamlReader& fields, const Policy& policy) {
     for (const UserRule& user : policy.users) {
         if (user.allowed_gpus) {
             for (unsigned index : *user.allowed_gpus) {
@@ -68,7 +68,7 @@ std::optional<std::string> disagreement(const Limits& a, const Limits& b) {
 // Overlapping windows that set different values for the same limit of the same users
 // would make the limit depend on the order of the file: refused. Overlaps that agree,
 // or that limit different things, are fine (both apply).
-Result<void> check_windows(const YamlFields& fields, const Policy& policy) {
+Result<void> check_windows(const YamlReader& fields, const Policy& policy) {
     for (std::size_t later = 0; later < policy.windows.size(); ++later) {
         const TimeWindow& b = policy.windows[later];
         for (std::size_t earlier = 0; earlier < later; ++earlier) {
@@ -99,7 +99,7 @@ Result<void> check_windows(const YamlFields& fields, const Policy& policy) {
 
 }  // namespace
 
-Result<void> check_consistency(const YamlFields& fields, const Policy& policy) {
+Result<void> check_consistency(const YamlReader& fields, const Policy& policy) {
     if (auto checked = check_users_against_gpus(fields, policy); !checked) return checked;
     return check_windows(fields, policy);
 }

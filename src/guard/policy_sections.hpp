@@ -5,37 +5,37 @@
 #include <yaml-cpp/yaml.h>
 
 #include "guard/policy.hpp"
-#include "guard/yaml_fields.hpp"
+#include "guard/policy_fields.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::guard::sections {
 
 // `action:` and `grace_period:` inside a section, over the inherited values.
-Result<void> read_enforcement_key(const YamlFields& fields, const std::string& key,
+Result<void> read_enforcement_key(const YamlReader& fields, const std::string& key,
                                   const YAML::Node& value, std::string_view where,
                                   Enforcement& out);
 
-Result<void> read_limit_key(const YamlFields& fields, const std::string& key,
+Result<void> read_limit_key(const YamlReader& fields, const std::string& key,
                             const YAML::Node& value, std::string_view where, Limits& out);
 
-Result<UserRule> read_user(const YamlFields& fields, const std::string& user,
+Result<UserRule> read_user(const YamlReader& fields, const std::string& user,
                            const YAML::Node& key_node, const YAML::Node& map,
                            const Enforcement& inherited);
-Result<GroupRule> read_group(const YamlFields& fields, const std::string& name,
+Result<GroupRule> read_group(const YamlReader& fields, const std::string& name,
                              const YAML::Node& key_node, const YAML::Node& map,
                              const Enforcement& inherited);
-Result<GpuRule> read_gpu(const YamlFields& fields, const std::string& key_text,
+Result<GpuRule> read_gpu(const YamlReader& fields, const std::string& key_text,
                          const YAML::Node& key_node, const YAML::Node& map,
                          const Enforcement& inherited);
-Result<ProtectedSet> read_protected(const YamlFields& fields, const YAML::Node& map);
+Result<ProtectedSet> read_protected(const YamlReader& fields, const YAML::Node& map);
 
-Result<std::vector<TimeWindow>> read_windows(const YamlFields& fields, const YAML::Node& list,
+Result<std::vector<TimeWindow>> read_windows(const YamlReader& fields, const YAML::Node& list,
                                              const Enforcement& inherited);
-Result<std::vector<RunawayRule>> read_runaway_rules(const YamlFields& fields,
+Result<std::vector<RunawayRule>> read_runaway_rules(const YamlReader& fields,
                                                     const YAML::Node& list,
                                                     const Enforcement& inherited);
 
 // Contradictions between sections (users against gpus, windows against windows).
-Result<void> check_consistency(const YamlFields& fields, const Policy& policy);
+Result<void> check_consistency(const YamlReader& fields, const Policy& policy);
 
 }  // namespace gpukill::guard::sections

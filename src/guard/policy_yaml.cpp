@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "config/protected_list_file.hpp"
+#include "guard/policy_fields.hpp"
 #include "guard/policy_sections.hpp"
-#include "guard/yaml_fields.hpp"
 #include "host/proc_reader.hpp"
 #include "model/quoted_text.hpp"
 #include "model/yaml_load.hpp"
@@ -17,12 +17,12 @@
 namespace gpukill::guard {
 namespace sections {
 
-Result<void> read_enforcement_key(const YamlFields& fields, const std::string& key,
+Result<void> read_enforcement_key(const YamlReader& fields, const std::string& key,
                                   const YAML::Node& value, std::string_view where,
                                   Enforcement& out) {
     const std::string name = fmt::format("{}.{}", where, key);
     if (key == "action") {
-        auto action = fields.action(value, name);
+        auto action = read_action(fields, value, name);
         if (!action) return std::unexpected(action.error());
         out.action = *action;
     } else {
@@ -33,7 +33,7 @@ Result<void> read_enforcement_key(const YamlFields& fields, const std::string& k
     return {};
 }
 
-Result<void> read_limit_key(const YamlFields& fields, const std::string& key,
+Result<void> read_limit_key(const YamlReader& fields, const std::string& key,
                             const YAML::Node& value, std::string_view where, Limits& out) {
     const std::string name = fmt::format("{}.{}", where, key);
     if (key == "memory_limit") {
@@ -67,7 +67,7 @@ bool is_limit_key(const std::string& key) {
     return key == "memory_limit" || key == "max_processes";
 }
 
-Result<void> read_defaults(const YamlFields& fields, const YAML::Node& map, Policy& policy) {
+Result<void> read_defaults(const YamlReader& fields, const YAML::Node& map, Policy& policy) {
     policy.defaults_enforcement = policy.default_enforcement;
     return fields.for_each_key(
         map, "defaults", {"memory_limit", "max_processes", "action", "grace_period"},
@@ -79,7 +79,7 @@ Result<void> read_defaults(const YamlFields& fields, const YAML::Node& map, Poli
         });
 }
 
-Result<void> read_mode(const YamlFields& fields, const YAML::Node& value, Policy& policy) {
+Result<void> read_mode(const YamlReader& fields, const YAML::Node& value, Policy& policy) {
     const std::string text = value.IsScalar() && value.Tag() == "?" ? value.Scalar() : "";
     for (Mode mode : {Mode::off, Mode::dry_run, Mode::enforce}) {
         if (text == to_string(mode)) {
@@ -90,7 +90,7 @@ Result<void> read_mode(const YamlFields& fields, const YAML::Node& value, Policy
     return fields.error(value, "mode must be off, dry-run or enforce");
 }
 
-Result<std::chrono::seconds> read_bounded_duration(const YamlFields& fields,
+Result<std::chrono::seconds> read_bounded_duration(const YamlReader& fields,
                                                    const YAML::Node& value, std::string_view key,
                                                    std::chrono::seconds low,
                                                    std::chrono::seconds high) {
@@ -103,7 +103,7 @@ Result<std::chrono::seconds> read_bounded_duration(const YamlFields& fields,
     return seconds;
 }
 
-Result<Policy> read_document(const YamlFields& fields, const YAML::Node& document) {
+Result<Policy> read_document(const YamlReader& fields, const YAML::Node& document) {
     Policy policy;
     if (document.IsNull()) return policy;
     if (!document.IsMap()) return fields.error(document, "a policy is a mapping (mode: ..., ...)");
@@ -209,7 +209,7 @@ Result<Policy> read_document(const YamlFields& fields, const YAML::Node& documen
 }  // namespace
 
 Result<Policy> parse_policy(std::string_view text, std::string_view source) {
-    const YamlFields fields{std::string(source)};
+    const YamlReader fields{std::string(source)};
     std::vector<YAML::Node> documents;
     try {
         documents = load_yaml_documents(text);

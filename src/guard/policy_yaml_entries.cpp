@@ -18,10 +18,10 @@ bool is_limit_key(const std::string& key) {
 
 }  // namespace
 
-Result<UserRule> read_user(const YamlFields& fields, const std::string& user,
+Result<UserRule> read_user(const YamlReader& fields, const std::string& user,
                            const YAML::Node& key_node, const YAML::Node& map,
                            const Enforcement& inherited) {
-    UserRule rule{.user = user, .enforcement = inherited, .mark = YamlFields::mark_of(key_node)};
+    UserRule rule{.user = user, .enforcement = inherited, .mark = mark_of(key_node)};
     const std::string where = "users." + user;
     std::optional<YAML::Node> blocked_node;
     auto read = fields.for_each_key(
@@ -56,10 +56,10 @@ Result<UserRule> read_user(const YamlFields& fields, const std::string& user,
     return rule;
 }
 
-Result<GroupRule> read_group(const YamlFields& fields, const std::string& name,
+Result<GroupRule> read_group(const YamlReader& fields, const std::string& name,
                              const YAML::Node& key_node, const YAML::Node& map,
                              const Enforcement& inherited) {
-    GroupRule rule{.name = name, .enforcement = inherited, .mark = YamlFields::mark_of(key_node)};
+    GroupRule rule{.name = name, .enforcement = inherited, .mark = mark_of(key_node)};
     const std::string where = "groups." + name;
     auto read = fields.for_each_key(
         map, where, {"members", "memory_limit", "max_processes", "action", "grace_period"},
@@ -82,14 +82,14 @@ Result<GroupRule> read_group(const YamlFields& fields, const std::string& name,
     return rule;
 }
 
-Result<GpuRule> read_gpu(const YamlFields& fields, const std::string& key_text,
+Result<GpuRule> read_gpu(const YamlReader& fields, const std::string& key_text,
                          const YAML::Node& key_node, const YAML::Node& map,
                          const Enforcement& inherited) {
     auto index = fields.integer(key_node, "gpus: a GPU index", kMaxGpuIndex);
     if (!index) return std::unexpected(index.error());
     GpuRule rule{.index = static_cast<unsigned>(*index),
                  .enforcement = inherited,
-                 .mark = YamlFields::mark_of(key_node)};
+                 .mark = mark_of(key_node)};
     const std::string where = "gpus." + key_text;
     auto read = fields.for_each_key(
         map, where,
@@ -122,7 +122,7 @@ Result<GpuRule> read_gpu(const YamlFields& fields, const std::string& key_text,
     return rule;
 }
 
-Result<ProtectedSet> read_protected(const YamlFields& fields, const YAML::Node& map) {
+Result<ProtectedSet> read_protected(const YamlReader& fields, const YAML::Node& map) {
     ProtectedSet set;
     auto read = fields.for_each_key(
         map, "protected", {"users", "executables", "pids"},

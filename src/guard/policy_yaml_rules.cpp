@@ -19,7 +19,7 @@ YAML::Mark mark_inside(const YAML::Node& node, std::size_t offset) {
     return mark;
 }
 
-Result<std::set<int>> read_days(const YamlFields& fields, const YAML::Node& list,
+Result<std::set<int>> read_days(const YamlReader& fields, const YAML::Node& list,
                                 std::string_view where) {
     std::set<int> days;
     auto read = fields.for_each_item(list, where, [&](const YAML::Node& item) -> Result<void> {
@@ -37,7 +37,7 @@ Result<std::set<int>> read_days(const YamlFields& fields, const YAML::Node& list
     return days;
 }
 
-Result<void> read_hours(const YamlFields& fields, const YAML::Node& node, std::string_view where,
+Result<void> read_hours(const YamlReader& fields, const YAML::Node& node, std::string_view where,
                         TimeWindow& window) {
     if (!node.IsScalar()) {
         return fields.error(node, fmt::format("{} must be a range such as \"09:00-18:00\"", where));
@@ -52,7 +52,7 @@ Result<void> read_hours(const YamlFields& fields, const YAML::Node& node, std::s
     return {};
 }
 
-Result<void> read_window_users(const YamlFields& fields, const YAML::Node& map,
+Result<void> read_window_users(const YamlReader& fields, const YAML::Node& map,
                                const std::string& where, TimeWindow& window) {
     return fields.for_each_entry(
         map, where,
@@ -72,9 +72,9 @@ Result<void> read_window_users(const YamlFields& fields, const YAML::Node& map,
         });
 }
 
-Result<TimeWindow> read_window(const YamlFields& fields, const YAML::Node& map,
+Result<TimeWindow> read_window(const YamlReader& fields, const YAML::Node& map,
                                std::size_t position, const Enforcement& inherited) {
-    TimeWindow window{.enforcement = inherited, .mark = YamlFields::mark_of(map)};
+    TimeWindow window{.enforcement = inherited, .mark = mark_of(map)};
     window.days = {0, 1, 2, 3, 4, 5, 6};
     std::string where = fmt::format("windows[{}]", position);
     if (map.IsMap() && map["name"] && map["name"].IsScalar()) {
@@ -136,7 +136,7 @@ std::span<const std::string_view> rule_keys(RunawayKind kind) {
     return {};
 }
 
-Result<RunawayKind> read_kind(const YamlFields& fields, const YAML::Node& map,
+Result<RunawayKind> read_kind(const YamlReader& fields, const YAML::Node& map,
                               const std::string& where) {
     if (!map.IsMap()) return fields.error(map, where + " must be a mapping with name and kind");
     const YAML::Node kind = map["kind"];
@@ -150,7 +150,7 @@ Result<RunawayKind> read_kind(const YamlFields& fields, const YAML::Node& map,
                                           where, quote_escaped(text)));
 }
 
-Result<void> check_pattern(const YamlFields& fields, const YAML::Node& node,
+Result<void> check_pattern(const YamlReader& fields, const YAML::Node& node,
                            const std::string& where, const std::string& pattern) {
     auto compiled = Pattern::compile(pattern);
     if (!compiled) {
@@ -160,7 +160,7 @@ Result<void> check_pattern(const YamlFields& fields, const YAML::Node& node,
     return {};
 }
 
-Result<RunawayRule> read_rule(const YamlFields& fields, const YAML::Node& map, std::size_t position,
+Result<RunawayRule> read_rule(const YamlReader& fields, const YAML::Node& map, std::size_t position,
                               const Enforcement& inherited) {
     std::string where = fmt::format("rules[{}]", position);
     if (map.IsMap() && map["name"] && map["name"].IsScalar()) {
@@ -168,7 +168,7 @@ Result<RunawayRule> read_rule(const YamlFields& fields, const YAML::Node& map, s
     }
     auto kind = read_kind(fields, map, where);
     if (!kind) return std::unexpected(kind.error());
-    RunawayRule rule{.kind = *kind, .enforcement = inherited, .mark = YamlFields::mark_of(map)};
+    RunawayRule rule{.kind = *kind, .enforcement = inherited, .mark = mark_of(map)};
     if (*kind == RunawayKind::idle) rule.duration = std::chrono::minutes(30);
     bool has_score = false;
     auto read = fields.for_each_key(
@@ -229,7 +229,7 @@ Result<RunawayRule> read_rule(const YamlFields& fields, const YAML::Node& map, s
 
 }  // namespace
 
-Result<std::vector<TimeWindow>> read_windows(const YamlFields& fields, const YAML::Node& list,
+Result<std::vector<TimeWindow>> read_windows(const YamlReader& fields, const YAML::Node& list,
                                              const Enforcement& inherited) {
     std::vector<TimeWindow> windows;
     auto read = fields.for_each_item(list, "windows", [&](const YAML::Node& item) -> Result<void> {
@@ -249,7 +249,7 @@ Result<std::vector<TimeWindow>> read_windows(const YamlFields& fields, const YAM
     return windows;
 }
 
-Result<std::vector<RunawayRule>> read_runaway_rules(const YamlFields& fields,
+Result<std::vector<RunawayRule>> read_runaway_rules(const YamlReader& fields,
                                                     const YAML::Node& list,
                                                     const Enforcement& inherited) {
     std::vector<RunawayRule> rules;

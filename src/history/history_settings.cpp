@@ -12,16 +12,12 @@
 #include "host/proc_reader.hpp"
 #include "model/quoted_text.hpp"
 #include "model/yaml_load.hpp"
+#include "model/yaml_reader.hpp"
 
 namespace gpukill::history {
 namespace {
 
 constexpr const char* kKnownKeys = "enabled, retention_days, min_interval_seconds";
-
-std::unexpected<Error> file_error(std::string_view source, const YAML::Mark& mark,
-                                  std::string_view what) {
-    return yaml_error(source, mark, what);
-}
 
 // The whole text as a finite decimal number; nothing else (no "1e400", "nan", "10s").
 std::optional<double> parse_number(std::string_view text) {
@@ -54,20 +50,18 @@ Result<double> min_interval(std::string_view text, std::string_view what) {
     return in_range(parse_number(text), text, what, true, kMaxMinIntervalSeconds);
 }
 
-Result<void> read_key(std::string_view source, const std::string& key, const YAML::Node& value,
+Result<void> read_key(const YamlReader& reader, const std::string& key, const YAML::Node& value,
                       HistorySettings& settings) {
     const std::string text = value.IsScalar() ? value.Scalar() : "";
-    auto located = [&](const Error& error) { return file_error(source, value.Mark(), error.what); };
+    auto located = [&](const Error& error) { return reader.error(value, error.what); };
     if (key == "enabled") {
-        if (is_plain_scalar(value) && (text == "true" || text == "false")) {
-            settings.enabled = text == "true";
-            return {};
-        }
-        return file_error(source, value.Mark(), "enabled must be true or false");
+        auto enabled = reader.boolean(value, key);
+        if (!enabled) return std::unexpected(enabled.error());
+        settings.enabled = *enabled;
+        return {};
     }
-    if (!is_plain_scalar(value)) {
-        return file_error(source, value.Mark(), fmt::format("{} must be a number", key));
-    }
+    if (!is_plain_scalar(value))
+        return reader.error(value, fmt::format("{} must be a number", key));
     if (key == "retention_days") {
         auto days = retention_days(text, key);
         if (!days) return located(days.error());
@@ -91,33 +85,33 @@ UsageStoreOptions HistorySettings::store_options() const {
 
 Result<HistorySettings> parse_history_settings(std::string_view text, std::string_view source) {
     HistorySettings settings;
+    const YamlReader reader{std::string(source)};
     std::vector<YAML::Node> documents;
     try {
         documents = load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
-        return file_error(source, e.mark, e.msg);
+        return reader.error(e.mark, e.msg);
     }
     if (documents.size() > 1) {
-        return file_error(source, documents[1].Mark(), "more than one YAML document; use one");
+        return reader.error(documents[1].Mark(), "more than one YAML document; use one");
     }
     if (documents.empty() || documents.front().IsNull()) return settings;
     const YAML::Node& document = documents.front();
     if (!document.IsMap()) {
-        return file_error(source, document.Mark(),
-                          fmt::format("expected a mapping with the keys {}", kKnownKeys));
+        return reader.error(document.Mark(),
+                            fmt::format("expected a mapping with the keys {}", kKnownKeys));
     }
     std::set<std::string> seen;
     for (const auto& pair : document) {
         const std::string key = pair.first.IsScalar() ? pair.first.Scalar() : "";
         if (key != "enabled" && key != "retention_days" && key != "min_interval_seconds") {
-            return file_error(
-                source, pair.first.Mark(),
-                fmt::format("unknown key {} (expected {})", quote_escaped(key), kKnownKeys));
+            return reader.error(pair.first.Mark(), fmt::format("unknown key {} (expected {})",
+                                                               quote_escaped(key), kKnownKeys));
         }
         if (!seen.insert(key).second) {
-            return file_error(source, pair.first.Mark(), fmt::format("key {} appears twice", key));
+            return reader.error(pair.first.Mark(), fmt::format("key {} appears twice", key));
         }
-        if (auto read = read_key(source, key, pair.second, settings); !read) {
+        if (auto read = read_key(reader, key, pair.second, settings); !read) {
             return std::unexpected(read.error());
         }
     }

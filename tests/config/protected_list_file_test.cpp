@@ -85,9 +85,9 @@ TEST(ProtectedListFile, WrongTypesAreErrorsWithTheirPosition) {
     EXPECT_EQ(error_of("names: [~]\n"),
               "protected.yaml:1:9: names: each entry must be a non-empty process name");
     EXPECT_EQ(error_of("replace_defaults: yes\n"),
-              "protected.yaml:1:19: replace_defaults must be true or false");
+              "protected.yaml:1:19: replace_defaults must be true or false, not \"yes\"");
     EXPECT_EQ(error_of("replace_defaults: \"true\"\n"),
-              "protected.yaml:1:19: replace_defaults must be true or false");
+              "protected.yaml:1:19: replace_defaults must be true or false, not \"true\"");
     EXPECT_EQ(error_of("- names\n"),
               "protected.yaml:1:1: expected a mapping with the keys names, users, pids, "
               "replace_defaults");

@@ -127,7 +127,7 @@ TEST(RogueConfigFile, ErrorsNameTheFileLineAndColumn) {
     EXPECT_EQ(error_of("temp_dirs: [/]\n"),
               "rogue.yaml:1:13: temp_dirs: \"/\" would cover every executable");
     EXPECT_EQ(error_of("report_threshold: 40\nreport_threshold: 50\n"),
-              "rogue.yaml:2:1: key \"report_threshold\" appears twice");
+              "rogue.yaml:2:1: the file: key \"report_threshold\" appears twice");
     EXPECT_EQ(error_of("[1, 2]\n").substr(0, 45), "rogue.yaml:1:1: expected a mapping with the k");
     EXPECT_EQ(error_of("a: 1\n---\nb: 2\n"),
               "rogue.yaml:3:1: more than one YAML document; use one");

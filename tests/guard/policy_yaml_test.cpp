@@ -1,7 +1,7 @@
 // guard.yaml: every section read into the policy with its defaults resolved, and every
 // way a file can be wrong reported as one "FILE:LINE:COLUMN: what" line.
 #include "guard/policy_yaml.hpp"
-#include "guard/yaml_fields.hpp"
+#include "guard/policy_fields.hpp"
 
 #include <gtest/gtest.h>
 

@@ -60,7 +60,8 @@ TEST(HistorySettings, BadFilesAreOneLineWithThePosition) {
         {"min_interval_seconds: -1",
          "/etc/gpukill/history.yaml:1:23: min_interval_seconds must be at least 0 and at most "
          "86400, not \"-1\""},
-        {"enabled: yes", "/etc/gpukill/history.yaml:1:10: enabled must be true or false"},
+        {"enabled: yes",
+         "/etc/gpukill/history.yaml:1:10: enabled must be true or false, not \"yes\""},
         {"enabled: true\nenabled: false",
          "/etc/gpukill/history.yaml:2:1: key enabled appears twice"},
         {"[1, 2]",
@@ -125,6 +126,21 @@ TEST(HistorySettings, AnUnreadableFileIsAnErrorNotTheDefaults) {
     auto settings = load_history_settings(dir.path(), env_of({}));
     ASSERT_FALSE(settings);
     EXPECT_NE(settings.error().what.find(dir / "history.yaml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpukill::history
+
+namespace gpukill::history {
+namespace {
+
+// The shared reader's booleans (YAML 1.2's core schema), as every other config file.
+TEST(HistorySettings, EnabledTakesTheSameBooleansAsEveryConfigFile) {
+    for (const char* text : {"enabled: false", "enabled: False", "enabled: FALSE"}) {
+        auto parsed = parse_history_settings(text, "history.yaml");
+        ASSERT_TRUE(parsed) << text << ": " << parsed.error().what;
+        EXPECT_FALSE(parsed->enabled) << text;
+    }
 }
 
 }  // namespace

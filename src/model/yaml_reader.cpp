@@ -1,4 +1,4 @@
-#include "guard/yaml_fields.hpp"
+#include "model/yaml_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -10,15 +10,8 @@
 #include "model/quoted_text.hpp"
 #include "model/yaml_load.hpp"
 
-namespace gpukill::guard {
+namespace gpukill {
 namespace {
-
-std::string shown(const YAML::Node& node) {
-    if (node.IsScalar()) return quote_escaped(node.Scalar());
-    if (node.IsSequence()) return "a list";
-    if (node.IsMap()) return "a mapping";
-    return "nothing";
-}
 
 std::string join(std::span<const std::string_view> words) {
     std::string joined;
@@ -31,17 +24,26 @@ std::string join(std::span<const std::string_view> words) {
 
 }  // namespace
 
-std::unexpected<Error> YamlFields::error(const YAML::Mark& mark, std::string_view what) const {
+std::string shown(const YAML::Node& node) {
+    if (node.IsScalar()) return quote_escaped(node.Scalar());
+    if (node.IsSequence()) return "a list";
+    if (node.IsMap()) return "a mapping";
+    return "nothing";
+}
+
+std::unexpected<Error> YamlReader::error(const YAML::Mark& mark, std::string_view what) const {
     return yaml_error(source_, mark, what);
 }
 
-SourceMark YamlFields::mark_of(const YAML::Node& node) {
-    const YAML::Mark mark = node.Mark();
-    if (mark.is_null()) return {};
-    return SourceMark{mark.line + 1, mark.column + 1};
+std::unexpected<Error> YamlReader::unknown_key(const YAML::Node& key, std::string_view where,
+                                               std::string_view known) const {
+    return error(key, fmt::format("unknown key {} in {} (expected {})",
+                                  key.IsScalar() ? quote_escaped(key.Scalar())
+                                                 : std::string("that is not a string"),
+                                  where, known));
 }
 
-Result<void> YamlFields::for_each_entry(const YAML::Node& map, std::string_view where,
+Result<void> YamlReader::for_each_entry(const YAML::Node& map, std::string_view where,
                                         const KeyVisitor& visit) const {
     if (map.IsNull()) return {};
     if (!map.IsMap()) return error(map, fmt::format("{} must be a mapping", where));
@@ -60,7 +62,7 @@ Result<void> YamlFields::for_each_entry(const YAML::Node& map, std::string_view 
     return {};
 }
 
-Result<void> YamlFields::for_each_key(const YAML::Node& map, std::string_view where,
+Result<void> YamlReader::for_each_key(const YAML::Node& map, std::string_view where,
                                       std::span<const std::string_view> known,
                                       const KeyVisitor& visit, bool allow_null) const {
     if (map.IsNull() && !allow_null) {
@@ -83,7 +85,7 @@ Result<void> YamlFields::for_each_key(const YAML::Node& map, std::string_view wh
                           });
 }
 
-Result<std::string> YamlFields::text(const YAML::Node& node, std::string_view key) const {
+Result<std::string> YamlReader::text(const YAML::Node& node, std::string_view key) const {
     if (!node.IsScalar() || node.Scalar().empty()) {
         return error(node, fmt::format("{} must be a non-empty string", key));
     }
@@ -92,7 +94,7 @@ Result<std::string> YamlFields::text(const YAML::Node& node, std::string_view ke
 
 // YAML 1.2's booleans only: yaml-cpp would also take yes/no/on/off, which YAML 1.2
 // treats as strings and which read ambiguously in a safety setting.
-Result<bool> YamlFields::boolean(const YAML::Node& node, std::string_view key) const {
+Result<bool> YamlReader::boolean(const YAML::Node& node, std::string_view key) const {
     if (is_plain_scalar(node)) {
         const std::string& text = node.Scalar();
         if (text == "true" || text == "True" || text == "TRUE") return true;
@@ -101,7 +103,7 @@ Result<bool> YamlFields::boolean(const YAML::Node& node, std::string_view key) c
     return error(node, fmt::format("{} must be true or false, not {}", key, shown(node)));
 }
 
-Result<std::uint64_t> YamlFields::integer(const YAML::Node& node, std::string_view key,
+Result<std::uint64_t> YamlReader::integer(const YAML::Node& node, std::string_view key,
                                           std::uint64_t max) const {
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     if (is_plain_scalar(node) && !text.empty() && text.front() == '-') {
@@ -120,7 +122,7 @@ Result<std::uint64_t> YamlFields::integer(const YAML::Node& node, std::string_vi
     return value;
 }
 
-Result<unsigned> YamlFields::percent(const YAML::Node& node, std::string_view key) const {
+Result<unsigned> YamlReader::percent(const YAML::Node& node, std::string_view key) const {
     auto value = integer(node, key, std::numeric_limits<std::uint64_t>::max());
     if (!value) return std::unexpected(value.error());
     if (*value > 100) {
@@ -129,7 +131,7 @@ Result<unsigned> YamlFields::percent(const YAML::Node& node, std::string_view ke
     return static_cast<unsigned>(*value);
 }
 
-Result<double> YamlFields::number(const YAML::Node& node, std::string_view key) const {
+Result<double> YamlReader::number(const YAML::Node& node, std::string_view key) const {
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     double value = 0;
     const char* end = text.data() + text.size();
@@ -142,7 +144,7 @@ Result<double> YamlFields::number(const YAML::Node& node, std::string_view key) 
     return value;
 }
 
-Result<std::uint64_t> YamlFields::size(const YAML::Node& node, std::string_view key) const {
+Result<std::uint64_t> YamlReader::size(const YAML::Node& node, std::string_view key) const {
     if (!node.IsScalar() || node.Scalar().empty()) {
         return error(node,
                      fmt::format("{} must be a size such as 8G or 512M, not {}", key, shown(node)));
@@ -152,7 +154,7 @@ Result<std::uint64_t> YamlFields::size(const YAML::Node& node, std::string_view 
     return *bytes;
 }
 
-Result<std::chrono::seconds> YamlFields::duration(const YAML::Node& node,
+Result<std::chrono::seconds> YamlReader::duration(const YAML::Node& node,
                                                   std::string_view key) const {
     if (!node.IsScalar() || node.Scalar().empty()) {
         return error(node, fmt::format("{} must be a duration such as 30s, 5m or 2h, not {}", key,
@@ -163,17 +165,41 @@ Result<std::chrono::seconds> YamlFields::duration(const YAML::Node& node,
     return *parsed;
 }
 
-Result<Action> YamlFields::action(const YAML::Node& node, std::string_view key) const {
-    if (is_plain_scalar(node)) {
-        const std::string& text = node.Scalar();
-        if (text == "warn") return Action::warn;
-        if (text == "terminate") return Action::terminate;
-        if (text == "kill") return Action::kill;
+Result<long long> YamlReader::integer_in(const YAML::Node& node, std::string_view key,
+                                         long long min, long long max) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : "";
+    long long value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!is_plain_scalar(node) || text.empty() || end != text.data() + text.size() ||
+        ec != std::errc()) {
+        return error(node, fmt::format("{}: {} is not an integer", key, shown(node)));
     }
-    return error(node, fmt::format("{} must be warn, terminate or kill, not {}", key, shown(node)));
+    if (value < min || value > max) {
+        return error(node, fmt::format("{}: {} is outside {}..{}", key, text, min, max));
+    }
+    return value;
 }
 
-Result<void> YamlFields::for_each_item(
+Result<double> YamlReader::number_in(const YAML::Node& node, std::string_view key, double min,
+                                     double max, bool min_exclusive) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : "";
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!is_plain_scalar(node) || text.empty() || end != text.data() + text.size() ||
+        ec != std::errc() || !std::isfinite(value)) {
+        return error(node, fmt::format("{}: {} is not a number", key, shown(node)));
+    }
+    if ((min_exclusive ? value <= min : value < min) || value > max) {
+        if (min_exclusive) {
+            return error(node, fmt::format("{}: {} must be above {:g} and at most {:g}", key, text,
+                                           min, max));
+        }
+        return error(node, fmt::format("{}: {} is outside {:g}..{:g}", key, text, min, max));
+    }
+    return value;
+}
+
+Result<void> YamlReader::for_each_item(
     const YAML::Node& list, std::string_view key,
     const std::function<Result<void>(const YAML::Node&)>& visit) const {
     if (list.IsNull()) return {};
@@ -186,7 +212,29 @@ Result<void> YamlFields::for_each_item(
     return {};
 }
 
-Result<std::set<std::string>> YamlFields::names(const YAML::Node& node,
+Result<std::vector<std::string>> YamlReader::strings(const YAML::Node& list, std::string_view key,
+                                                     const EntryCheck& check) const {
+    std::vector<std::string> values;
+    std::set<std::string> seen;
+    auto read = for_each_item(list, key, [&](const YAML::Node& item) -> Result<void> {
+        if (!item.IsScalar() || item.Scalar().empty()) {
+            return error(item, fmt::format("{}: each entry must be non-empty text", key));
+        }
+        const std::string& text = item.Scalar();
+        if (std::string why = check(text); !why.empty()) {
+            return error(item, fmt::format("{}: {} {}", key, quote_escaped(text), why));
+        }
+        if (!seen.insert(text).second) {
+            return error(item, fmt::format("{}: {} is listed twice", key, quote_escaped(text)));
+        }
+        values.push_back(text);
+        return {};
+    });
+    if (!read) return std::unexpected(read.error());
+    return values;
+}
+
+Result<std::set<std::string>> YamlReader::names(const YAML::Node& node,
                                                 std::string_view key) const {
     std::set<std::string> out;
     auto read = for_each_item(node, key, [&](const YAML::Node& item) -> Result<void> {
@@ -203,7 +251,7 @@ Result<std::set<std::string>> YamlFields::names(const YAML::Node& node,
     return out;
 }
 
-Result<std::set<unsigned>> YamlFields::gpu_indices(const YAML::Node& node,
+Result<std::set<unsigned>> YamlReader::gpu_indices(const YAML::Node& node,
                                                    std::string_view key) const {
     std::set<unsigned> out;
     auto read = for_each_item(node, key, [&](const YAML::Node& item) -> Result<void> {
@@ -270,4 +318,4 @@ Result<std::chrono::seconds> parse_duration(std::string_view text) {
     return std::chrono::seconds(total);
 }
 
-}  // namespace gpukill::guard
+}  // namespace gpukill

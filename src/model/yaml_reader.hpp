@@ -1,7 +1,9 @@
-// Strict reading of YAML values for the guard policy: every value has one type, and
-// anything else is one "FILE:LINE:COLUMN: what" error (1-based, as editors count).
-// Plain (unquoted) scalars only where the type is a number or a boolean: "42" in
-// quotes is a string, and accepting it would blur the types the schema promises.
+// The one strict YAML reader every configuration file is read with (guard.yaml,
+// rogue.yaml, protected.yaml, history.yaml): every value has one type, and anything
+// else is one "FILE:LINE:COLUMN: what" error (1-based, as editors count). Plain
+// (unquoted) scalars only where the type is a number or a boolean: "42" in quotes is a
+// string, and accepting it would blur the types the schemas promise. Keys and list
+// entries may not repeat; `key:` with nothing after it is an empty mapping or list.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -14,22 +16,24 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "guard/policy.hpp"
 #include "model/result.hpp"
 
-namespace gpukill::guard {
+namespace gpukill {
 
-class YamlFields {
+class YamlReader {
   public:
-    explicit YamlFields(std::string source) : source_(std::move(source)) {}
+    explicit YamlReader(std::string source) : source_(std::move(source)) {}
 
     const std::string& source() const { return source_; }
     std::unexpected<Error> error(const YAML::Mark& mark, std::string_view what) const;
     std::unexpected<Error> error(const YAML::Node& node, std::string_view what) const {
         return error(node.Mark(), what);
     }
-    static SourceMark mark_of(const YAML::Node& node);
+    // "unknown key K in WHERE (expected KNOWN)", for readers that check keys themselves.
+    std::unexpected<Error> unknown_key(const YAML::Node& key, std::string_view where,
+                                       std::string_view known) const;
 
     // Visits each key of a mapping in file order. A key not in `known`, a key given
     // twice or a key that is not a string is an error; so is a value that is not a
@@ -61,13 +65,23 @@ class YamlFields {
     Result<std::uint64_t> size(const YAML::Node& node, std::string_view key) const;
     // 90 (seconds), 90s, 5m, 2h, 1d, 1h30m. Never negative.
     Result<std::chrono::seconds> duration(const YAML::Node& node, std::string_view key) const;
-    Result<Action> action(const YAML::Node& node, std::string_view key) const;
+    // An integer in [min, max], signed.
+    Result<long long> integer_in(const YAML::Node& node, std::string_view key, long long min,
+                                 long long max) const;
+    // A finite number in (min, max] when min_exclusive, else [min, max].
+    Result<double> number_in(const YAML::Node& node, std::string_view key, double min, double max,
+                             bool min_exclusive) const;
 
     // `key:` with nothing after it is an empty list, so commenting out every entry works.
     Result<std::set<std::string>> names(const YAML::Node& node, std::string_view key) const;
     Result<std::set<unsigned>> gpu_indices(const YAML::Node& node, std::string_view key) const;
     Result<void> for_each_item(const YAML::Node& list, std::string_view key,
                                const std::function<Result<void>(const YAML::Node&)>& visit) const;
+    // Non-empty text entries in file order, each passed through `check` (why it is
+    // wrong, or "" when fine), none repeated.
+    using EntryCheck = std::function<std::string(const std::string&)>;
+    Result<std::vector<std::string>> strings(const YAML::Node& list, std::string_view key,
+                                             const EntryCheck& check) const;
 
   private:
     std::string source_;
@@ -76,7 +90,11 @@ class YamlFields {
 // A GPU index as written in the file: a plain non-negative integer below this.
 inline constexpr unsigned kMaxGpuIndex = 65535;
 
-// Pure: the same grammar as YamlFields::duration, for command-line use.
+// 90 (seconds), 90s, 5m, 2h, 1d, 1h30m: each unit once, largest first. Pure: the
+// grammar of YamlReader::duration, for command-line use too.
 Result<std::chrono::seconds> parse_duration(std::string_view text);
 
-}  // namespace gpukill::guard
+// The node's text quoted and escaped for an error line, or what it is ("a list").
+std::string shown(const YAML::Node& node);
+
+}  // namespace gpukill
