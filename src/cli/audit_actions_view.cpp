@@ -119,13 +119,6 @@ ActionRow describe_action(const Json& record) {
     return row;
 }
 
-Json actions_json(const AuditScope& scope, const audit::ActionLog& log) {
-    Json doc = audit_header_json(scope);
-    doc["skipped_lines"] = log.skipped_lines;
-    doc["records"] = log.records;
-    return doc;
-}
-
 std::string actions_table(const AuditScope& scope, const audit::ActionLog& log) {
     std::string out = fmt::format("Actions ({})\nLog: {}\n", describe_window(scope), scope.source);
     if (log.skipped_lines > 0) {

@@ -23,7 +23,6 @@ struct ActionRow {
 // fields are shown when they have the usual names).
 ActionRow describe_action(const nlohmann::ordered_json& record);
 
-nlohmann::ordered_json actions_json(const AuditScope& scope, const audit::ActionLog& log);
 std::string actions_table(const AuditScope& scope, const audit::ActionLog& log);
 
 }  // namespace gpukill::cli
