@@ -133,19 +133,11 @@ Result<FileEntries> read_document(const YamlReader& reader, const YAML::Node& do
 Result<reclaim::ProtectedList> parse_protected_list(std::string_view text, std::string_view source,
                                                     const reclaim::ProtectedList& defaults) {
     const YamlReader reader{std::string(source)};
-    std::vector<YAML::Node> documents;
-    try {
-        documents = load_yaml_documents(text);
-    } catch (const YAML::Exception& e) {
-        // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
-        return reader.error(e.mark, e.msg);
-    }
-    if (documents.size() > 1) {
-        return reader.error(documents[1].Mark(), "more than one YAML document; use one");
-    }
+    auto document = reader.single_document(text);
+    if (!document) return std::unexpected(document.error());
     FileEntries entries;
-    if (!documents.empty()) {
-        auto read = read_document(reader, documents.front());
+    if (*document) {
+        auto read = read_document(reader, **document);
         if (!read) return std::unexpected(read.error());
         entries = std::move(*read);
     }

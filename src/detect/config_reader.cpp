@@ -268,19 +268,11 @@ Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document
 
 Result<RogueConfig> parse_rogue_config(std::string_view text, std::string_view source) {
     const YamlReader reader{std::string(source)};
-    std::vector<YAML::Node> documents;
-    try {
-        documents = load_yaml_documents(text);
-    } catch (const YAML::Exception& e) {
-        // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
-        return reader.error(e.mark, e.msg);
-    }
-    if (documents.size() > 1) {
-        return reader.error(documents[1].Mark(), "more than one YAML document; use one");
-    }
+    auto document = reader.single_document(text);
+    if (!document) return std::unexpected(document.error());
     RogueConfig config = default_rogue_config();
-    if (!documents.empty()) {
-        if (auto read = read_top_level(reader, documents.front(), config); !read) {
+    if (*document) {
+        if (auto read = read_top_level(reader, **document, config); !read) {
             return std::unexpected(read.error());
         }
     }

@@ -210,18 +210,10 @@ Result<Policy> read_document(const YamlReader& fields, const YAML::Node& documen
 
 Result<Policy> parse_policy(std::string_view text, std::string_view source) {
     const YamlReader fields{std::string(source)};
-    std::vector<YAML::Node> documents;
-    try {
-        documents = load_yaml_documents(text);
-    } catch (const YAML::Exception& e) {
-        // Syntax errors carry their position; e.msg is the bare reason.
-        return fields.error(e.mark, e.msg);
-    }
-    if (documents.size() > 1) {
-        return fields.error(documents[1].Mark(), "more than one YAML document; use one");
-    }
-    if (documents.empty()) return Policy{};
-    return read_document(fields, documents.front());
+    auto document = fields.single_document(text);
+    if (!document) return std::unexpected(document.error());
+    if (!*document) return Policy{};
+    return read_document(fields, **document);
 }
 
 Result<Policy> load_policy_file(const std::string& path) {

@@ -86,17 +86,10 @@ UsageStoreOptions HistorySettings::store_options() const {
 Result<HistorySettings> parse_history_settings(std::string_view text, std::string_view source) {
     HistorySettings settings;
     const YamlReader reader{std::string(source)};
-    std::vector<YAML::Node> documents;
-    try {
-        documents = load_yaml_documents(text);
-    } catch (const YAML::Exception& e) {
-        return reader.error(e.mark, e.msg);
-    }
-    if (documents.size() > 1) {
-        return reader.error(documents[1].Mark(), "more than one YAML document; use one");
-    }
-    if (documents.empty() || documents.front().IsNull()) return settings;
-    const YAML::Node& document = documents.front();
+    auto loaded = reader.single_document(text);
+    if (!loaded) return std::unexpected(loaded.error());
+    if (!*loaded || (*loaded)->IsNull()) return settings;
+    const YAML::Node& document = **loaded;
     if (!document.IsMap()) {
         return reader.error(document.Mark(),
                             fmt::format("expected a mapping with the keys {}", kKnownKeys));

@@ -31,6 +31,21 @@ std::string shown(const YAML::Node& node) {
     return "nothing";
 }
 
+Result<std::optional<YAML::Node>> YamlReader::single_document(std::string_view text) const {
+    std::vector<YAML::Node> documents;
+    try {
+        documents = load_yaml_documents(text);
+    } catch (const YAML::Exception& e) {
+        // Syntax errors (ParserException) carry the position; e.msg is the bare reason.
+        return error(e.mark, e.msg);
+    }
+    if (documents.size() > 1) {
+        return error(documents[1].Mark(), "more than one YAML document; use one");
+    }
+    if (documents.empty()) return std::optional<YAML::Node>();
+    return std::optional<YAML::Node>(documents.front());
+}
+
 std::unexpected<Error> YamlReader::error(const YAML::Mark& mark, std::string_view what) const {
     return yaml_error(source_, mark, what);
 }

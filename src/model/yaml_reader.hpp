@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -27,6 +28,10 @@ class YamlReader {
     explicit YamlReader(std::string source) : source_(std::move(source)) {}
 
     const std::string& source() const { return source_; }
+
+    // The file's one document (load_yaml_documents' bounds); none for an empty file. A
+    // syntax error or a second document is an error at its position.
+    Result<std::optional<YAML::Node>> single_document(std::string_view text) const;
     std::unexpected<Error> error(const YAML::Mark& mark, std::string_view what) const;
     std::unexpected<Error> error(const YAML::Node& node, std::string_view what) const {
         return error(node.Mark(), what);
