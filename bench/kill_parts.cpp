@@ -68,7 +68,8 @@ Series named(std::string id, std::string label, std::string command) {
 
 Measurement gpukill_kill(TargetSource& source, const KillCommand& gpukill) {
     const TargetSet target = source.start(1, 0);
-    const std::vector<std::string> argv = {gpukill.gpukill, "kill", "--pid",
+    // --any-process: plain targets hold no GPU, and the comparison is the signal path.
+    const std::vector<std::string> argv = {gpukill.gpukill, "kill", "--any-process", "--pid",
                                            std::to_string(target.pids[0])};
     return kill_and_confirm(source, target, argv, gpukill.env);
 }
@@ -84,8 +85,9 @@ Measurement shell_idiom(TargetSource& source, const std::vector<std::string>& en
 
 Measurement gpukill_dry_run(TargetSource& source, const KillCommand& gpukill) {
     const TargetSet target = source.start(1, 0);
-    const std::vector<std::string> argv = {gpukill.gpukill, "kill", "--pid",
-                                           std::to_string(target.pids[0]), "--dry-run"};
+    const std::vector<std::string> argv = {
+        gpukill.gpukill, "kill", "--any-process", "--pid", std::to_string(target.pids[0]),
+        "--dry-run"};
     const ProcessRun run = run_expecting_success(argv, gpukill.env);
     source.confirm_untouched_and_discard(target, join(argv));
     return {run.wall_s, run.cpu_s, NAN};
@@ -167,7 +169,7 @@ BatchResult run_batch(TargetSource& source, const KillCommand& gpukill, const Ba
         const Stopwatch setup;
         const TargetSet targets = source.start(config.targets, config.ignoring, "256M");
         const double setup_s = setup.elapsed_s();
-        std::vector<std::string> argv = {gpukill.gpukill, "kill"};
+        std::vector<std::string> argv = {gpukill.gpukill, "kill", "--any-process"};
         for (pid_t pid : targets.pids) {
             argv.emplace_back("--pid");
             argv.push_back(std::to_string(pid));

@@ -89,7 +89,9 @@ PY
   compare reclaim-after-kill9
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$gpukill" kill --json --force --timeout-secs 2 $(for c in $children; do echo --pid "$c"; done) >"$out/reclaim-gpukill.json"
+  # --any-process: the check started every child itself; one that never opened the GPU
+  # must not abort the reclaim of the others.
+  "$gpukill" kill --json --force --timeout-secs 2 --any-process $(for c in $children; do echo --pid "$c"; done) >"$out/reclaim-gpukill.json"
   log "[reclaim] gpukill exit $? after $(echo "$(date +%s.%N) - $start" | bc) s"
   log "[reclaim] gpukill says: $(jq -c '.gpus' "$out/reclaim-gpukill.json")"
   snapshot reclaim-after

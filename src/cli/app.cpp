@@ -80,6 +80,10 @@ void add_kill_flags(CLI::App& app, KillOptions& kill) {
         ->group(group);
     app.add_flag("--batch", kill.batch, "act on what a many-process selector matched")
         ->group(group);
+    app.add_flag("--any-process", kill.any_process,
+                 "a named PID need not hold a GPU (without it, one that holds none and has no "
+                 "descendant holding one is refused)")
+        ->group(group);
     app.add_flag("--force,-f", kill.force, "SIGKILL what survives the first signal")->group(group);
     app.add_option("--signal,-s", kill.signal, "first signal (default SIGTERM; SIGINT for PyTorch)")
         ->group(group);
@@ -177,6 +181,7 @@ const std::vector<OptionScope>& option_scopes() {
         {"--tree", {kill}},
         {"--group", {kill}},
         {"--batch", {kill}},
+        {"--any-process", {kill}},
         {"--signal", {kill}},
         {"--force", {kill, reset}},
         {"--timeout-secs", {kill, reset}},

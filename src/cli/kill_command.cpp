@@ -30,11 +30,15 @@ std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool fo
 }
 
 void print_report(const engine::KillOutcome& outcome, bool json) {
+    // Results on stdout (the JSON document holds the refusals too); what was refused,
+    // and why, on stderr.
     if (json) {
         fmt::print("{}\n", json_text(kill_report_json(outcome.report())));
     } else {
-        std::fputs(render_kill_report(outcome.report()).c_str(), stdout);
+        std::fputs(render_kill_report(outcome.report(), false).c_str(), stdout);
     }
+    std::fflush(stdout);
+    std::fputs(render_kill_refusals(outcome.report()).c_str(), stderr);
 }
 
 }  // namespace
@@ -60,6 +64,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     selectors.tree = options.tree;
     selectors.group = options.group;
     selectors.batch = options.batch;
+    selectors.any_process = options.any_process;
     if (options.min_memory) {
         auto bytes = parse_byte_size(*options.min_memory);
         if (!bytes) return usage_error("--min-memory: " + bytes.error().what);

@@ -22,6 +22,7 @@ struct KillOptions {
     bool tree = false;
     bool group = false;
     bool batch = false;
+    bool any_process = false;
     bool force = false;
     bool dry_run = false;
     bool json = false;

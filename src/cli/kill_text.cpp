@@ -18,12 +18,29 @@ std::string signals_cell(const std::vector<std::string>& signals) {
 
 }  // namespace
 
-std::string render_kill_report(const engine::KillReport& report) {
+std::string render_kill_refusals(const engine::KillReport& report) {
+    const reclaim::KillPlan& plan = *report.plan;
+    std::string out;
+    for (const reclaim::Refusal& refusal : plan.refusals) {
+        std::string who = refusal.pid != 0 ? fmt::format("PID {}", refusal.pid)
+                                           : fmt::format("'{}'", refusal.argument);
+        if (!refusal.name.empty()) who += fmt::format(" ({})", refusal.name);
+        out += fmt::format("gpukill: refused {}: {}\n", printable(who), printable(refusal.why));
+    }
+    if (plan.aborted() && report.results == nullptr) {
+        out += "gpukill: nothing was signalled: a process named with --pid was refused\n";
+    }
+    return out;
+}
+
+std::string render_kill_report(const engine::KillReport& report, bool with_refusals) {
     const reclaim::KillPlan& plan = *report.plan;
     std::string out;
     if (report.results == nullptr) {
         if (plan.aborted()) {
-            out += "Nothing was signalled: a process named with --pid was refused.\n";
+            if (with_refusals) {
+                out += "Nothing was signalled: a process named with --pid was refused.\n";
+            }
         } else if (plan.targets.empty()) {
             out += "No process to signal.\n";
         } else {
@@ -76,6 +93,7 @@ std::string render_kill_report(const engine::KillReport& report) {
         }
     }
     for (const reclaim::Refusal& refusal : plan.refusals) {
+        if (!with_refusals) break;
         std::string who = refusal.pid != 0 ? fmt::format("PID {}", refusal.pid)
                                            : fmt::format("'{}'", refusal.argument);
         if (!refusal.name.empty()) who += fmt::format(" ({})", refusal.name);

@@ -8,6 +8,13 @@
 
 namespace gpukill::cli {
 
-std::string render_kill_report(const engine::KillReport& report);
+// `with_refusals`: the refusals inside the report (reset's reclaim step); `gpukill kill`
+// prints them on stderr instead (render_kill_refusals), keeping stdout for results.
+std::string render_kill_report(const engine::KillReport& report, bool with_refusals = true);
+
+// One stderr line per refusal, "gpukill: refused PID 1 (systemd): PID 1 is never
+// signalled", and, when a named refusal stopped the plan, "gpukill: nothing was
+// signalled: ...".
+std::string render_kill_refusals(const engine::KillReport& report);
 
 }  // namespace gpukill::cli

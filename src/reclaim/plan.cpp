@@ -38,6 +38,8 @@ const char* to_string(RefusalKind kind) {
             return "permission";
         case RefusalKind::stale_identity:
             return "stale_identity";
+        case RefusalKind::holds_no_gpu:
+            return "holds_no_gpu";
     }
     return "unknown";
 }

@@ -47,6 +47,7 @@ enum class RefusalKind {
     protected_process,  // on the protected list (name, user or PID)
     permission,         // another user's process and no privilege to signal it
     stale_identity,     // the PID now belongs to a different process (start time changed)
+    holds_no_gpu,       // named, but neither it nor a descendant holds a GPU (no --any-process)
 };
 const char* to_string(RefusalKind kind);
 

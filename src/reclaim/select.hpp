@@ -39,6 +39,10 @@ struct Selectors {
     bool tree = false;      // add every descendant of each target
     bool group = false;     // add every member of each target's process group
     bool batch = false;     // confirm acting on a many-process selector
+    // A named PID need not hold a GPU (--any-process). Without it, one that holds none
+    // and has no descendant holding one is refused: a mistyped PID must not end an
+    // unrelated process.
+    bool any_process = false;
 
     // --gpu, --filter, --user, --container, --min-memory, --orphaned, --unlisted.
     bool has_match_selector() const;

@@ -423,8 +423,44 @@ TEST(Kill, AnotherUsersProcessWithoutPrivilegeIsExitFour) {
                      {"GPUKILL_NVML_LIBRARY", ""}},
                     30, nobody);
     EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
-    EXPECT_NE(r.out.find("owned by root"), std::string::npos) << r.out;
+    // The refusal is a diagnostic: stderr, never mixed into stdout's results.
+    EXPECT_NE(r.err.find("gpukill: refused PID " + std::to_string(w.pid())), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("owned by root"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("owned by root"), std::string::npos) << r.out;
     EXPECT_TRUE(process_alive(w.pid()));
+}
+
+}  // namespace
+}  // namespace gpukill::testing
+
+namespace gpukill::testing {
+namespace {
+
+// A PID typed wrong must not end an unrelated process: gpukill ends GPU holders.
+TEST(Kill, ANamedProcessHoldingNoGpuIsRefusedOnStderrUnlessAnyProcess) {
+    SimulatedHost host;
+    RunningCommand plain({"/bin/sleep", "600"});
+    const pid_t pid = plain.pid();
+    CommandResult refused = host.gpukill({"kill", "--pid", std::to_string(pid)});
+    EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
+    EXPECT_TRUE(process_alive(pid));
+    EXPECT_EQ(refused.out.find("refused"), std::string::npos) << refused.out;  // not stdout
+    EXPECT_NE(refused.err.find("gpukill: refused PID " + std::to_string(pid) + " (sleep): PID " +
+                               std::to_string(pid) +
+                               " (sleep) holds no GPU, and no process it started does; add "
+                               "--any-process to end it anyway\n"),
+              std::string::npos)
+        << refused.err;
+
+    CommandResult json = host.gpukill({"kill", "--pid", std::to_string(pid), "--json"});
+    EXPECT_EQ(json.exit_code, 3);
+    const auto doc = nlohmann::json::parse(json.out);  // still one document, refusal inside
+    EXPECT_EQ(doc["targets"][0]["refusal"], "holds_no_gpu");
+
+    CommandResult ended = host.gpukill({"kill", "--pid", std::to_string(pid), "--any-process"});
+    EXPECT_EQ(ended.exit_code, 0) << ended.out << ended.err;
+    EXPECT_EQ(plain.wait(), 128 + SIGTERM);
 }
 
 }  // namespace

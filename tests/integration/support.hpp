@@ -39,6 +39,7 @@ class RunningCommand {
 
     // The next line of stdout without its newline; empty optional on EOF or timeout.
     std::optional<std::string> read_line(double timeout_seconds = 10);
+    pid_t pid() const { return pid_; }
     void send_signal(int signal);  // to this child only
     int wait();                    // exit code, 128 + signal when killed
 

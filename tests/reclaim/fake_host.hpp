@@ -145,9 +145,20 @@ inline SafetyContext test_safety() {
     return safety;
 }
 
+// Named PIDs, whether or not they hold a GPU (--any-process): most fake processes of
+// these tests hold none, and the safety rules apply to them the same.
 inline Selectors named(std::vector<std::string> pids) {
     Selectors selectors;
     selectors.pid_arguments = std::move(pids);
+    selectors.any_process = true;
+    return selectors;
+}
+
+// Named PIDs as `gpukill kill --pid` takes them by default: each must hold a GPU or
+// have a descendant that does.
+inline Selectors named_holders(std::vector<std::string> pids) {
+    Selectors selectors = named(std::move(pids));
+    selectors.any_process = false;
     return selectors;
 }
 

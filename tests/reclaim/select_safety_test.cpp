@@ -43,13 +43,32 @@ TEST(ReclaimSelectSafety, NamedHolderBecomesATargetWithItsGpus) {
     EXPECT_FALSE(plan.needs_batch_confirmation);
 }
 
-TEST(ReclaimSelectSafety, NamedProcessHoldingNoGpuIsStillATarget) {
+TEST(ReclaimSelectSafety, ANamedProcessHoldingNoGpuIsRefusedUnlessAnyProcess) {
     FakeHost host;
     host.add(4242, reclaim_test::kShell, "launcher");
-    const KillPlan plan = plan_for(host, named({"4242"}));
+    const KillPlan refused = plan_for(host, reclaim_test::named_holders({"4242"}));
+    EXPECT_TRUE(refused.targets.empty());
+    EXPECT_TRUE(refused.aborted());
+    const Refusal r = only_refusal(refused);
+    EXPECT_EQ(r.kind, RefusalKind::holds_no_gpu);
+    EXPECT_TRUE(r.explicitly_named);
+    EXPECT_NE(r.why.find("--any-process"), std::string::npos) << r.why;
+
+    const KillPlan plan = plan_for(host, named({"4242"}));  // --any-process
     ASSERT_EQ(plan.targets.size(), 1U);
     EXPECT_TRUE(plan.targets[0].gpus.empty());
     EXPECT_TRUE(plan.gpu_memory_used_before.empty());
+}
+
+TEST(ReclaimSelectSafety, ALauncherWhoseChildHoldsAGpuMayBeNamed) {
+    FakeHost host;
+    host.add(4242, reclaim_test::kShell, "launcher");
+    host.add(4250, 4242, "python");
+    host.holds(4250, 0, reclaim_test::kGiB);
+    const KillPlan plan = plan_for(host, reclaim_test::named_holders({"4242"}));
+    EXPECT_FALSE(plan.aborted());
+    ASSERT_FALSE(plan.targets.empty());
+    EXPECT_EQ(plan.targets[0].identity.pid, 4242);
 }
 
 TEST(ReclaimSelectSafety, InvalidArgumentIsANamedRefusal) {
