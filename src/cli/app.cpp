@@ -18,7 +18,9 @@
 #include "cli/list_command.hpp"
 #include "cli/reset_command.hpp"
 #include "cli/standard_streams.hpp"
+#include "cli/suggest.hpp"
 #include "engine/outcome_codes.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -215,6 +217,56 @@ std::optional<std::string> misplaced_option(CLI::App& app, Command command) {
     return std::nullopt;
 }
 
+const std::vector<std::string>& command_words() {
+    static const std::vector<std::string> words = {"list",  "kill",   "reset", "audit",
+                                                   "guard", "doctor", "check"};
+    return words;
+}
+
+int unknown_command_error(const std::string& word) {
+    if (auto near = closest(word, command_words())) {
+        fmt::print(stderr, "gpukill: unknown command '{}'; did you mean '{}'?\n", printable(word),
+                   *near);
+    } else {
+        fmt::print(stderr,
+                   "gpukill: unknown command '{}' (commands: list, kill, reset, audit, guard, "
+                   "doctor, check; a PID is a number)\n",
+                   printable(word));
+    }
+    return exit_code::invalid_arguments;
+}
+
+// Every long option of the app and its commands: what a mistyped one is compared with.
+std::vector<std::string> option_names(const CLI::App& app) {
+    std::vector<std::string> names;
+    const auto add = [&](const CLI::App& owner) {
+        for (const CLI::Option* option : owner.get_options()) {
+            for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+        }
+    };
+    add(app);
+    for (const CLI::App* command : app.get_subcommands({})) add(*command);
+    return names;
+}
+
+int unknown_option_error(const CLI::App& app, const CLI::ExtrasError& error) {
+    const std::vector<std::string> names = option_names(app);
+    for (const std::string& extra : app.remaining()) {
+        const std::string word = extra.substr(0, extra.find('='));
+        if (word.rfind("--", 0) != 0) continue;
+        if (auto near = closest(word, names)) {
+            fmt::print(stderr, "gpukill: unknown option '{}'; did you mean '{}'?\n",
+                       printable(word), *near);
+        } else {
+            fmt::print(stderr, "gpukill: unknown option '{}' (see gpukill --help)\n",
+                       printable(word));
+        }
+        return exit_code::invalid_arguments;
+    }
+    fmt::print(stderr, "gpukill: {} (see gpukill --help)\n", error.what());
+    return exit_code::invalid_arguments;
+}
+
 std::vector<std::string> arguments(int argc, char** argv) {
     return std::vector<std::string>(argv, argv + argc);
 }
@@ -271,6 +323,8 @@ int run_parsed_command(int argc, char** argv) {
     CLI::App* reset_command = app.add_subcommand(
         "reset", "reset a GPU when nothing else gives its memory back (root only)");
     reset_command->fallthrough();
+    std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
+    reset_command->add_option("gpus", reset_gpus, "the GPUs to reset (index, UUID or bus id)");
     CLI::App* audit_command =
         app.add_subcommand("audit", "usage history, actions taken and rogue-process detection");
     audit_command->fallthrough();
@@ -295,6 +349,8 @@ int run_parsed_command(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
+    } catch (const CLI::ExtrasError& e) {
+        return unknown_option_error(app, e);
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "gpukill: {} (see gpukill --help)\n", e.what());
         return exit_code::invalid_arguments;
@@ -307,6 +363,24 @@ int run_parsed_command(int argc, char** argv) {
     }
     const GlobalOptions& global = *resolved;
     if (output == "json") list.json = true;
+
+    // A bare decimal is the PID short form (`gpukill 1234`); any other word is a command
+    // misspelt (`gpukill lsit`), not a PID to refuse.
+    for (const std::string& word : positional_pids) {
+        if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos) {
+            return unknown_command_error(word);
+        }
+    }
+    if (!reset_gpus.empty()) {
+        std::string joined;
+        for (const std::string& gpu : reset_gpus) joined += (joined.empty() ? "" : ",") + gpu;
+        if (list.gpu && *list.gpu != joined) {
+            fmt::print(stderr, "gpukill: reset {} and --gpu {} name different GPUs\n", joined,
+                       *list.gpu);
+            return exit_code::invalid_arguments;
+        }
+        list.gpu = joined;
+    }
 
     std::vector<Command> chosen;
     if (list_command->parsed() || compat_list) chosen.push_back(Command::list);
@@ -333,6 +407,15 @@ int run_parsed_command(int argc, char** argv) {
                 chosen.push_back(Command::audit);
                 break;
             }
+        }
+    }
+    // Options that belong to one command alone imply it, as the audit flags do:
+    // `gpukill --details` lists, `gpukill --force --pid N --dry-run` kills.
+    if (chosen.empty()) {
+        if (!kill.pids.empty()) {
+            chosen.push_back(Command::kill);
+        } else if (app.get_option("--details")->count() > 0) {
+            chosen.push_back(Command::list);
         }
     }
     if (chosen.empty()) {
