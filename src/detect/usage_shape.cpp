@@ -108,9 +108,10 @@ ShapeVerdict judge_usage_shape(const std::vector<history::ProcessSample>& sample
     }
     const double span_minutes = static_cast<double>(last - first) / 60000.0;
     if (span_minutes < shape.min_minutes) {
-        verdict.note =
-            fmt::format("{} samples over {:.1f} minutes of history (needs {:g}): shape not judged",
-                        samples.size(), span_minutes, shape.min_minutes);
+        verdict.note = fmt::format(
+            "{} sample{} over {:.1f} minute{} of history (needs {:g}): shape not judged",
+            samples.size(), samples.size() == 1 ? "" : "s", span_minutes,
+            span_minutes == 1.0 ? "" : "s", shape.min_minutes);
         return verdict;
     }
     verdict.judged = true;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "host/parse_util.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::reclaim {
 namespace {
@@ -96,7 +97,7 @@ std::string describe_match_selectors(const Selectors& s) {
     if (s.filter) add("--filter " + *s.filter);
     if (s.user) add("--user " + *s.user);
     if (s.container) add("--container " + *s.container);
-    if (s.min_memory_bytes) add("--min-memory " + std::to_string(*s.min_memory_bytes));
+    if (s.min_memory_bytes) add("--min-memory " + format_bytes(*s.min_memory_bytes));
     if (s.orphaned) add("--orphaned");
     if (s.unlisted) add("--unlisted");
     return out;

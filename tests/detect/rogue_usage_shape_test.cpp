@@ -75,6 +75,8 @@ TEST(RogueUsageShape, TooLittleHistoryIsNotJudged) {
     EXPECT_NE(verdict.note.find("11 samples over 10.0 minutes of history (needs 30)"),
               std::string::npos)
         << verdict.note;
+    auto one = judge_usage_shape(series(0, 100, 100 * kMiB), kConfig);
+    EXPECT_NE(one.note.find("1 sample over 0.0 minutes of history"), std::string::npos) << one.note;
     auto none = judge_usage_shape({}, kConfig);
     EXPECT_FALSE(none.judged);
     EXPECT_NE(none.note.find("no samples"), std::string::npos);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fake_host.hpp"
+#include "reclaim/match.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::reclaim {
@@ -128,6 +129,12 @@ TEST(ReclaimSelectMatch, MinMemoryUsesDriverReportedMemoryOnAnyGpu) {
     EXPECT_EQ(target_pids(three_holders(), s, root_safety()), (Pids{200, 400}));
     s.min_memory_bytes = 4 * kGiB + 1;
     EXPECT_EQ(target_pids(three_holders(), s, root_safety()), (Pids{200}));
+}
+
+TEST(ReclaimSelectMatch, TheReasonShowsTheMemoryThresholdInUnitsAPersonReads) {
+    Selectors s;
+    s.min_memory_bytes = 8 * kGiB;
+    EXPECT_EQ(describe_match_selectors(s), "--min-memory 8.0 GiB");
 }
 
 TEST(ReclaimSelectMatch, OrphanedMeansReparentedToInitOutsideItsOwnSession) {
