@@ -19,6 +19,7 @@
 #include "cli/reset_command.hpp"
 #include "cli/standard_streams.hpp"
 #include "cli/suggest.hpp"
+#include "cli/version.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/human_format.hpp"
 
@@ -273,7 +274,7 @@ std::vector<std::string> arguments(int argc, char** argv) {
 
 int run_parsed_command(int argc, char** argv) {
     CLI::App app{"gpukill: find what holds a GPU and give it back safely", "gpukill"};
-    app.set_version_flag("--version", std::string("gpukill ") + GPUKILL_VERSION);
+    app.set_version_flag("--version", version_line());
     app.require_subcommand(0, 1);
 
     GlobalFlags global_flags;

@@ -2,6 +2,8 @@
 // `gpukill reset 0` resets GPU 0, and options that belong to one command imply it.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "support.hpp"
 
 namespace gpukill::testing {
@@ -57,6 +59,16 @@ TEST(FirstContact, OptionsOfOneCommandImplyIt) {
     EXPECT_EQ(doc["dry_run"], true);
     EXPECT_EQ(doc["targets"][0]["pid"], job.pid());
     EXPECT_TRUE(process_alive(job.pid()));
+}
+
+TEST(FirstContact, VersionNamesTheSourceCommit) {
+    CommandResult version = run_command({GPUKILL_BIN, "--version"});
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_TRUE(std::regex_match(
+        version.out,
+        std::regex(
+            R"(gpukill [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n)")))
+        << version.out;
 }
 
 }  // namespace
