@@ -11,30 +11,6 @@
 #include "model/quoted_text.hpp"
 
 namespace gpukill::cli {
-namespace {
-
-inline constexpr int kCheckSchemaVersion = 1;
-
-nlohmann::ordered_json check_json(const engine::CheckOutcome& outcome) {
-    using json = nlohmann::ordered_json;
-    json problems = json::array();
-    for (const engine::CheckFinding& problem : outcome.problems) {
-        problems.push_back(json{{"kind", problem.kind},
-                                {"gpu", problem.gpu ? json(*problem.gpu) : json(nullptr)},
-                                {"pid", problem.pid ? json(*problem.pid) : json(nullptr)},
-                                {"detail", problem.detail}});
-    }
-    return json{{"schema_version", kCheckSchemaVersion},
-                {"verdict", to_string(outcome.verdict)},
-                {"summary", outcome.summary},
-                {"gpus", outcome.gpus},
-                {"problems", std::move(problems)},
-                {"unknowns", outcome.unknowns},
-                {"notes", outcome.notes}};
-}
-
-}  // namespace
-
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
     engine::CheckRequest request;
     if (options.unaccounted_threshold) {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "config/protected_list_file.hpp"
+
 namespace gpukill::engine {
 namespace {
 
@@ -32,8 +34,12 @@ Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
 
 ListOutcome Engine::list(const ListRequest& request) {
     ListOutcome outcome{.snapshot = discover_host(), .history_warning = std::nullopt};
-    if (request.record_history) outcome.history_warning = history_.record(outcome.snapshot);
+    if (request.record_history) outcome.history_warning = record_history(outcome.snapshot);
     return outcome;
+}
+
+std::optional<std::string> Engine::record_history(const Snapshot& snapshot) {
+    return history_.record(snapshot);
 }
 
 Snapshot Engine::discover_host() {
@@ -42,6 +48,14 @@ Snapshot Engine::discover_host() {
         std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
             .count();
     return snapshot;
+}
+
+Result<reclaim::ProtectedList> Engine::protected_list() const {
+    auto list = config::load_protected_list(config_.config_dir);
+    if (!list && list.error().errno_value != 0) {
+        return std::unexpected(as(ErrorCategory::unavailable, list.error()));
+    }
+    return list;
 }
 
 AuditTrail Engine::trail(const Actor& actor, std::string command,

@@ -29,6 +29,7 @@
 #include "model/snapshot.hpp"
 #include "reclaim/reset_exec.hpp"
 #include "reclaim/reset_plan.hpp"
+#include "reclaim/select.hpp"
 
 namespace gpukill::engine {
 
@@ -74,6 +75,13 @@ class Engine {
     std::chrono::system_clock::time_point now() const { return config_.clock(); }
 
     ListOutcome list(const ListRequest& request = {});
+    // The snapshot into the usage history; the history's problem, the first time.
+    std::optional<std::string> record_history(const Snapshot& snapshot);
+
+    // CONFIG_DIR/protected.yaml over the built-in list, read again at each call (an
+    // edit takes effect at the next action). Errors: invalid_input (malformed),
+    // unavailable (it exists but cannot be read).
+    Result<reclaim::ProtectedList> protected_list() const;
 
     // For the calls in src/engine (kill, reset, guard): not for interfaces.
     const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }

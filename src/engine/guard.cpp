@@ -112,11 +112,12 @@ void Guard::cycle(std::chrono::system_clock::time_point now) {
     const guard::Policy& policy = setup_.policy;
     if (policy.mode == Mode::off) return;
     const EngineConfig& config = engine_.config();
-    ListOutcome listed = engine_.list(ListRequest{.record_history = true});
-    if (listed.history_warning)
-        emit(GuardEventKind::problem, "warning: " + *listed.history_warning);
-    Snapshot& snapshot = listed.snapshot;
+    // Sampled, recorded and judged at the caller's `now`.
+    Snapshot snapshot = engine_.discover_host();
     snapshot.timestamp_unix_ms = unix_ms(now);
+    if (auto warning = engine_.record_history(snapshot)) {
+        emit(GuardEventKind::problem, "warning: " + *warning);
+    }
     const auto groups = guard::resolve_unix_groups(policy, snapshot);
     std::vector<std::string> notes;
     const auto rogue_scores = rogue_scores_for(config.roots, config.config_dir, config.state_dir,

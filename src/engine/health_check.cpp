@@ -91,6 +91,24 @@ const char* to_string(CheckVerdict verdict) {
     return "unknown";
 }
 
+nlohmann::ordered_json check_json(const engine::CheckOutcome& outcome) {
+    using json = nlohmann::ordered_json;
+    json problems = json::array();
+    for (const engine::CheckFinding& problem : outcome.problems) {
+        problems.push_back(json{{"kind", problem.kind},
+                                {"gpu", problem.gpu ? json(*problem.gpu) : json(nullptr)},
+                                {"pid", problem.pid ? json(*problem.pid) : json(nullptr)},
+                                {"detail", problem.detail}});
+    }
+    return json{{"schema_version", kCheckSchemaVersion},
+                {"verdict", to_string(outcome.verdict)},
+                {"summary", outcome.summary},
+                {"gpus", outcome.gpus},
+                {"problems", std::move(problems)},
+                {"unknowns", outcome.unknowns},
+                {"notes", outcome.notes}};
+}
+
 CheckOutcome health_check(Engine& engine, const CheckRequest& request) {
     CheckOutcome outcome;
     const Snapshot snapshot = engine.list().snapshot;
@@ -102,8 +120,9 @@ CheckOutcome health_check(Engine& engine, const CheckRequest& request) {
         auto config = detect::load_rogue_config(engine.config().config_dir, std::nullopt);
         if (!config) {
             outcome.unknowns.push_back("rogue detection not run: " + config.error().what);
-        } else if (auto scanned = rogue_scan(engine, {.record = false}, *config, Actor{})) {
-            for (const detect::Assessment& finding : scanned->report.findings) {
+        } else {
+            const RogueScanOutcome scanned = score_rogues(engine.config(), snapshot, {}, *config);
+            for (const detect::Assessment& finding : scanned.report.findings) {
                 add(outcome, "rogue_process",
                     finding.holder.gpus.empty()
                         ? std::nullopt

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/engine.hpp"
 #include "model/result.hpp"
 
@@ -50,5 +52,11 @@ struct CheckOutcome {
 };
 
 CheckOutcome health_check(Engine& engine, const CheckRequest& request);
+
+inline constexpr int kCheckSchemaVersion = 1;
+
+// {"schema_version", "verdict", "summary", "gpus", "problems": [{"kind", "gpu", "pid",
+// "detail"}], "unknowns", "notes"}: docs/JSON.md, "gpukill check --json".
+nlohmann::ordered_json check_json(const CheckOutcome& outcome);
 
 }  // namespace gpukill::engine

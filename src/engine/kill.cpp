@@ -7,34 +7,16 @@
 #include <cstring>
 
 #include "audit/reclaim_records.hpp"
-#include "config/protected_list_file.hpp"
 #include "discovery/gpu_selector.hpp"
 #include "engine/kill_codes.hpp"
 #include "engine/outcome_codes.hpp"
+#include "engine/plan_identity.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
 
 namespace gpukill::engine {
-namespace {
-
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
-
-void mix(std::uint64_t& hash, const void* data, std::size_t size) {
-    const auto* bytes = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < size; ++i) {
-        hash ^= bytes[i];
-        hash *= kFnvPrime;
-    }
-}
-
-template <class T>
-void mix_value(std::uint64_t& hash, T value) {
-    mix(hash, &value, sizeof value);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool valid_timeout_seconds(double seconds) {
     return seconds >= 0 && seconds <= 3600;
@@ -42,16 +24,16 @@ bool valid_timeout_seconds(double seconds) {
 
 std::string plan_id(const reclaim::KillPlan& plan, int first_signal, bool force,
                     double timeout_seconds) {
-    std::uint64_t hash = kFnvOffset;
-    mix_value(hash, static_cast<std::int64_t>(first_signal));
-    mix_value(hash, static_cast<std::int64_t>(force));
-    mix_value(hash, static_cast<std::int64_t>(timeout_seconds * 1000));
-    mix_value(hash, static_cast<std::int64_t>(plan.needs_batch_confirmation));
+    PlanIdentity identity;
+    identity.add(static_cast<std::uint64_t>(first_signal))
+        .add(force)
+        .add(static_cast<std::uint64_t>(timeout_seconds * 1000))
+        .add(plan.needs_batch_confirmation);
     for (const reclaim::PlannedTarget& target : plan.targets) {
-        mix_value(hash, static_cast<std::int64_t>(target.identity.pid));
-        mix_value(hash, target.identity.start_time_ticks);
+        identity.add(static_cast<std::uint64_t>(target.identity.pid))
+            .add(target.identity.start_time_ticks);
     }
-    return fmt::format("{:016x}", hash);
+    return identity.hex();
 }
 
 KillReport KillOutcome::report() const {
@@ -82,12 +64,8 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
                     "kill needs a target: --pid P, a PID, or a selector such as --gpu G");
     }
     const EngineConfig& config = engine.config();
-    auto protected_list = config::load_protected_list(config.config_dir);
-    if (!protected_list) {
-        const Error& error = protected_list.error();  // malformed: invalid input
-        return std::unexpected(error.errno_value != 0 ? as(ErrorCategory::unavailable, error)
-                                                      : error);
-    }
+    auto protected_list = engine.protected_list();
+    if (!protected_list) return std::unexpected(protected_list.error());
 
     Snapshot before = engine.discover_host();
     if (request.gpu) {

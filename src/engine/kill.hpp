@@ -88,8 +88,8 @@ struct KillOutcome {
 // Timeouts every call accepts: 0 to 3600 seconds.
 bool valid_timeout_seconds(double seconds);
 
-// The plan's identity (pure): FNV-1a over the targets' PID and start time, the first
-// signal, force and the timeouts.
+// The plan's identity (pure, engine/plan_identity.hpp): over the targets' PID and start
+// time, the first signal, force and the timeout.
 std::string plan_id(const reclaim::KillPlan& plan, int first_signal, bool force,
                     double timeout_seconds);
 

@@ -9,9 +9,9 @@
 
 #include "audit/reclaim_records.hpp"
 #include "audit/reset_records.hpp"
-#include "config/protected_list_file.hpp"
 #include "discovery/gpu_selector.hpp"
 #include "engine/outcome_codes.hpp"
+#include "engine/plan_identity.hpp"
 #include "engine/reset_codes.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
@@ -48,16 +48,7 @@ std::vector<pid_t> holder_pids(const std::vector<reclaim::ResetHolder>& holders)
 std::vector<pid_t> holding_now(const reclaim::ResetPlan& plan, const Snapshot& now) {
     std::set<unsigned> gpus;
     for (const reclaim::ResetGpu& gpu : plan.gpus) gpus.insert(gpu.index);
-    std::vector<pid_t> pids;
-    for (const SnapshotProcess& process : now.processes) {
-        for (const ProcessGpuUse& use : process.gpus) {
-            if (gpus.contains(use.gpu_index)) {
-                pids.push_back(process.info.pid);
-                break;
-            }
-        }
-    }
-    return pids;
+    return holder_pids(reclaim::holders_of(now, gpus));
 }
 
 // The holders as named targets of the reclaim engine: it binds each to its identity,
@@ -92,24 +83,15 @@ Result<reclaim::KillPlan> reclaim_plan_for(const reclaim::ResetPlan& plan, const
 }  // namespace
 
 std::string reset_plan_id(const reclaim::ResetPlan& plan) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    const auto mix = [&hash](std::uint64_t value) {
-        for (int byte = 0; byte < 8; ++byte) {
-            hash ^= (value >> (8 * byte)) & 0xff;
-            hash *= 0x100000001b3ULL;
-        }
-    };
-    mix(static_cast<std::uint64_t>(plan.decision));
-    mix(static_cast<std::uint64_t>(plan.force));
+    PlanIdentity identity;
+    identity.add(static_cast<std::uint64_t>(plan.decision)).add(plan.force);
     for (const reclaim::ResetGpu& gpu : plan.gpus) {
-        mix(gpu.index);
-        mix(static_cast<std::uint64_t>(gpu.method));
+        identity.add(gpu.index).add(static_cast<std::uint64_t>(gpu.method));
     }
     for (const reclaim::ResetHolder& holder : plan.holders) {
-        mix(static_cast<std::uint64_t>(holder.pid));
-        mix(holder.start_time_ticks);
+        identity.add(static_cast<std::uint64_t>(holder.pid)).add(holder.start_time_ticks);
     }
-    return fmt::format("{:016x}", hash);
+    return identity.hex();
 }
 
 ResetReport ResetOutcome::report() const {
@@ -142,12 +124,8 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         return fail(ErrorCategory::invalid_input, "--verify-timeout must be between 0 and 3600");
     }
     const EngineConfig& config = engine.config();
-    auto protected_list = config::load_protected_list(config.config_dir);
-    if (!protected_list) {
-        const Error& error = protected_list.error();
-        return std::unexpected(error.errno_value != 0 ? as(ErrorCategory::unavailable, error)
-                                                      : error);
-    }
+    auto protected_list = engine.protected_list();
+    if (!protected_list) return std::unexpected(protected_list.error());
 
     Snapshot before = engine.discover_host();
     reclaim::ResetRequest wanted{.gpus = {}, .all = request.all, .force = request.force};

@@ -55,8 +55,8 @@ struct ResetOutcome {
     ResetReport report() const;  // docs/JSON.md, "gpukill reset --json"
 };
 
-// The identity of a reset plan (pure): FNV-1a over its decision, the GPUs with their
-// method, and the holders' PID and start time. 16 hex digits; not a secret.
+// The identity of a reset plan (pure, engine/plan_identity.hpp): over its decision, the
+// GPUs with their method, and the holders' PID and start time.
 std::string reset_plan_id(const reclaim::ResetPlan& plan);
 
 // Errors: conflict (expected_plan_id differs: nothing done, nothing recorded),

@@ -14,13 +14,9 @@ bool user_matches(const ProcessInfo& info, const std::string& user) {
 
 }  // namespace
 
-Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
-                                    const detect::LoadedRogueConfig& config, const Actor& actor) {
-    if (!(request.hours > 0)) {
-        return fail(ErrorCategory::invalid_input, "the window must be more than 0 hours");
-    }
-    const EngineConfig& settings = engine.config();
-    Snapshot snapshot = engine.discover_host();
+RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
+                              const RogueScanRequest& request,
+                              const detect::LoadedRogueConfig& config) {
     if (request.user) {
         std::erase_if(snapshot.processes, [&](const SnapshotProcess& holder) {
             return !user_matches(holder.info, *request.user);
@@ -44,7 +40,25 @@ Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& requ
     }
     RogueScanOutcome outcome;
     outcome.report = detect::build_report(std::move(assessments), config.config);
-    if (request.record && !outcome.report.findings.empty()) {
+    outcome.context = detect::ReportContext{.host = snapshot.host,
+                                            .timestamp_unix_ms = now,
+                                            .config_source = config.source,
+                                            .report_threshold = config.config.report_threshold,
+                                            .window_hours = request.hours,
+                                            .history_available = context.history != nullptr,
+                                            .history_note = std::nullopt};
+    if (!context.history) outcome.context.history_note = context.history_note;
+    return outcome;
+}
+
+Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
+                                    const detect::LoadedRogueConfig& config, const Actor& actor) {
+    if (!(request.hours > 0)) {
+        return fail(ErrorCategory::invalid_input, "the window must be more than 0 hours");
+    }
+    RogueScanOutcome outcome =
+        score_rogues(engine.config(), engine.discover_host(), request, config);
+    if (!outcome.report.findings.empty()) {
         AuditTrail trail = engine.trail(actor, request.command);
         std::vector<nlohmann::ordered_json> records;
         for (const detect::Assessment& finding : outcome.report.findings) {
@@ -54,14 +68,6 @@ Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& requ
         trail.append_all(records);
         outcome.audit_problem = trail.problem();
     }
-    outcome.context = detect::ReportContext{.host = snapshot.host,
-                                            .timestamp_unix_ms = now,
-                                            .config_source = config.source,
-                                            .report_threshold = config.config.report_threshold,
-                                            .window_hours = request.hours,
-                                            .history_available = context.history != nullptr,
-                                            .history_note = std::nullopt};
-    if (!context.history) outcome.context.history_note = context.history_note;
     return outcome;
 }
 

@@ -19,7 +19,6 @@ struct RogueScanRequest {
     std::optional<std::string> user;  // only this user's processes (name or uid)
     double hours = 24;                // the usage history's window: more than 0
     std::string command;              // for the audit records
-    bool record = true;  // false: score only (a health check), no rogue_finding records
 };
 
 struct RogueScanOutcome {
@@ -32,5 +31,12 @@ struct RogueScanOutcome {
 // the defaults), loaded by the caller. Errors: invalid_input (hours not above 0).
 Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
                                     const detect::LoadedRogueConfig& config, const Actor& actor);
+
+// The scoring alone, over a snapshot the caller already took, recording nothing: for
+// health_check, which judges the same snapshot for everything else. `request.hours`
+// must be above 0.
+RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
+                              const RogueScanRequest& request,
+                              const detect::LoadedRogueConfig& config);
 
 }  // namespace gpukill::engine

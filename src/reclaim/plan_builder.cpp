@@ -1,10 +1,30 @@
 #include "reclaim/plan_builder.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "reclaim/safety_check.hpp"
 
 namespace gpukill::reclaim {
+namespace {
+
+// Whether `pid` or a process below it holds a GPU device (in the snapshot). The walk is
+// bounded by the table: each PID is visited once.
+bool holds_gpu_itself_or_below(const ProcessIndex& index, pid_t pid) {
+    std::vector<pid_t> pending{pid};
+    std::unordered_set<pid_t> seen{pid};
+    while (!pending.empty()) {
+        const pid_t next = pending.back();
+        pending.pop_back();
+        if (index.holder(next) != nullptr) return true;
+        for (pid_t child : index.children(next)) {
+            if (seen.insert(child).second) pending.push_back(child);
+        }
+    }
+    return false;
+}
+
+}  // namespace
 
 bool PlanBuilder::consider(pid_t pid, TargetReason reason, std::string detail,
                            bool explicitly_named) {
@@ -33,6 +53,17 @@ bool PlanBuilder::consider(pid_t pid, TargetReason reason, std::string detail,
     }
     if (auto refusal = check_safety(*info, safety_, explicitly_named)) {
         refuse(std::move(*refusal));
+        return false;
+    }
+    if (explicitly_named && named_must_hold_gpu_ && !holds_gpu_itself_or_below(index_, pid)) {
+        refuse(Refusal{.pid = pid,
+                       .argument = number,
+                       .name = info->comm,
+                       .kind = RefusalKind::holds_no_gpu,
+                       .why = "PID " + number + " (" + info->comm +
+                              ") holds no GPU, and no process it started does; add "
+                              "--any-process to end it anyway",
+                       .explicitly_named = true});
         return false;
     }
 

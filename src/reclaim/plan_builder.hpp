@@ -17,12 +17,16 @@ namespace gpukill::reclaim {
 
 class PlanBuilder {
   public:
-    PlanBuilder(const ProcessIndex& index, const SafetyContext& safety)
-        : index_(index), safety_(safety) {}
+    // `named_must_hold_gpu` (no --any-process): an explicitly named candidate that
+    // neither holds a GPU nor has a descendant holding one is refused (holds_no_gpu), so
+    // a mistyped PID does not end an unrelated process.
+    PlanBuilder(const ProcessIndex& index, const SafetyContext& safety, bool named_must_hold_gpu)
+        : index_(index), safety_(safety), named_must_hold_gpu_(named_must_hold_gpu) {}
 
     // Decides `pid` if it is not decided yet: a refusal when it is unknown, its PID was
-    // reused since the snapshot, or a safety rule forbids it; a target otherwise. Returns
-    // whether it is a target (now or from an earlier decision).
+    // reused since the snapshot, a safety rule forbids it, or (named, see above) it holds
+    // no GPU; a target otherwise. Returns whether it is a target (now or from an earlier
+    // decision).
     bool consider(pid_t pid, TargetReason reason, std::string detail, bool explicitly_named);
 
     // Records a refusal decided elsewhere (an invalid argument, a named PID the selectors
@@ -40,6 +44,7 @@ class PlanBuilder {
   private:
     const ProcessIndex& index_;
     const SafetyContext& safety_;
+    bool named_must_hold_gpu_;
     KillPlan plan_;
     std::set<pid_t> decided_;
     std::set<pid_t> target_pids_;

@@ -131,29 +131,6 @@ std::vector<std::string> notes_for(const Gpu& gpu, const std::vector<unsigned>& 
     return notes;
 }
 
-std::vector<ResetHolder> holders_of(const Snapshot& snapshot, const std::set<unsigned>& gpus) {
-    std::vector<ResetHolder> holders;
-    for (const SnapshotProcess& process : snapshot.processes) {
-        ResetHolder holder;
-        for (const ProcessGpuUse& use : process.gpus) {
-            if (!gpus.contains(use.gpu_index)) continue;
-            holder.gpus.push_back(use.gpu_index);
-            holder.driver_listed |= use.seen_by.driver;
-            if (use.memory_bytes) {
-                holder.memory_bytes = holder.memory_bytes.value_or(0) + *use.memory_bytes;
-            }
-        }
-        if (holder.gpus.empty()) continue;
-        holder.pid = process.info.pid;
-        holder.start_time_ticks = process.info.start_time_ticks;
-        holder.name = process.info.comm;
-        holder.user = process.info.user;
-        holder.uid = process.info.uid;
-        holders.push_back(std::move(holder));
-    }
-    return holders;
-}
-
 std::string holder_summary(const std::vector<ResetHolder>& holders) {
     constexpr std::size_t kShown = 5;
     std::string text;
@@ -192,6 +169,29 @@ void block(ResetPlan& plan, ResetDecision decision, ResetBlock why_kind, std::st
 }
 
 }  // namespace
+
+std::vector<ResetHolder> holders_of(const Snapshot& snapshot, const std::set<unsigned>& gpus) {
+    std::vector<ResetHolder> holders;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        ResetHolder holder;
+        for (const ProcessGpuUse& use : process.gpus) {
+            if (!gpus.contains(use.gpu_index)) continue;
+            holder.gpus.push_back(use.gpu_index);
+            holder.driver_listed |= use.seen_by.driver;
+            if (use.memory_bytes) {
+                holder.memory_bytes = holder.memory_bytes.value_or(0) + *use.memory_bytes;
+            }
+        }
+        if (holder.gpus.empty()) continue;
+        holder.pid = process.info.pid;
+        holder.start_time_ticks = process.info.start_time_ticks;
+        holder.name = process.info.comm;
+        holder.user = process.info.user;
+        holder.uid = process.info.uid;
+        holders.push_back(std::move(holder));
+    }
+    return holders;
+}
 
 const char* to_string(ResetMethod method) {
     switch (method) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,10 @@ struct ResetPlan {
 // request (no GPU on the host) is a `reset` plan with nothing to do.
 ResetPlan build_reset_plan(const Snapshot& snapshot, const ResetRequest& request,
                            const ResetFacts& facts);
+
+// Every process of `snapshot` tied to any of `gpus`, by PID, with what it holds of them.
+// Pure.
+std::vector<ResetHolder> holders_of(const Snapshot& snapshot, const std::set<unsigned>& gpus);
 
 // The GPUs `gpu` must be reset together with (itself included, ascending): the
 // connected component over pre-Ampere NVLinks (a link to a non-GPU device such as an

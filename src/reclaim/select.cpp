@@ -7,7 +7,6 @@
 // belief about that process was wrong, so nothing is signalled.
 #include <algorithm>
 #include <string>
-#include <unordered_set>
 
 #include "host/parse_util.hpp"
 #include "reclaim/expand.hpp"
@@ -15,7 +14,6 @@
 #include "reclaim/plan_builder.hpp"
 #include "reclaim/plan_memory.hpp"
 #include "reclaim/process_index.hpp"
-#include "reclaim/safety_check.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::reclaim {
@@ -42,41 +40,11 @@ std::vector<pid_t> parse_named(const Selectors& selectors, const SafetyContext& 
     return named;
 }
 
-// Whether `pid` or a process below it holds a GPU device (in the snapshot). The walk is
-// bounded by the table: each PID is visited once.
-bool holds_or_parents_a_holder(const ProcessIndex& index, pid_t pid) {
-    std::vector<pid_t> pending{pid};
-    std::unordered_set<pid_t> seen{pid};
-    while (!pending.empty()) {
-        const pid_t next = pending.back();
-        pending.pop_back();
-        if (index.holder(next) != nullptr) return true;
-        for (pid_t child : index.children(next)) {
-            if (seen.insert(child).second) pending.push_back(child);
-        }
-    }
-    return false;
-}
-
-// A named PID the safety rules refuse is refused for that reason (PID 1, protected...);
-// one they allow that holds no GPU, and has no descendant holding one, for that.
 void add_named(const std::vector<pid_t>& named, const Selectors& selectors, const Matcher& matcher,
-               const ProcessIndex& index, const SafetyContext& safety, PlanBuilder& builder) {
+               const ProcessIndex& index, PlanBuilder& builder) {
     const bool filtered = selectors.has_match_selector();
     for (pid_t pid : named) {
         const ProcessInfo* info = index.info(pid);
-        if (!selectors.any_process && info != nullptr && !index.reused(pid) &&
-            !check_safety(*info, safety, true) && !holds_or_parents_a_holder(index, pid)) {
-            builder.refuse(Refusal{.pid = pid,
-                                   .argument = std::to_string(pid),
-                                   .name = info->comm,
-                                   .kind = RefusalKind::holds_no_gpu,
-                                   .why = "PID " + std::to_string(pid) + " (" + info->comm +
-                                          ") holds no GPU, and no process it started does; "
-                                          "add --any-process to end it anyway",
-                                   .explicitly_named = true});
-            continue;
-        }
         if (filtered && info != nullptr && !index.reused(pid)) {
             if (!matches(matcher, *info, index.holder(pid))) {
                 builder.refuse(Refusal{.pid = pid,
@@ -122,11 +90,11 @@ Result<KillPlan> build_kill_plan(const Snapshot& snapshot, const ProcessTable& p
     if (!matcher) return std::unexpected(matcher.error());
 
     const ProcessIndex index(snapshot, processes);
-    PlanBuilder builder(index, safety);
+    PlanBuilder builder(index, safety, !selectors.any_process);
     const std::vector<pid_t> named = parse_named(selectors, safety, builder);
 
     if (!selectors.pid_arguments.empty()) {
-        add_named(named, selectors, *matcher, index, safety, builder);
+        add_named(named, selectors, *matcher, index, builder);
     } else if (selectors.has_match_selector()) {
         add_matched(snapshot, selectors, *matcher, index, builder);
     }
