@@ -119,7 +119,7 @@ ActionRow describe_action(const Json& record) {
     return row;
 }
 
-std::string actions_table(const AuditScope& scope, const audit::ActionLog& log) {
+std::string actions_table(const AuditScope& scope, const audit::ActionLog& log, OutputWidth width) {
     std::string out = fmt::format("Actions ({})\nLog: {}\n", describe_window(scope), scope.source);
     if (log.skipped_lines > 0) {
         out += fmt::format("{} line{} of the log skipped: not a record (cut short or damaged)\n",
@@ -132,7 +132,7 @@ std::string actions_table(const AuditScope& scope, const audit::ActionLog& log) 
         table.add_row({format_local_time(record.value("timestamp_unix_ms", std::int64_t{0})),
                        row.by, row.action, row.target, row.outcome});
     }
-    return out + "\n" + table.render();
+    return out + "\n" + table.render(0, width);
 }
 
 }  // namespace gpukill::cli

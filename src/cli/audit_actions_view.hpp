@@ -9,6 +9,7 @@
 
 #include "audit/action_log_reader.hpp"
 #include "cli/audit_history_view.hpp"
+#include "cli/text_wrap.hpp"
 
 namespace gpukill::cli {
 
@@ -23,6 +24,7 @@ struct ActionRow {
 // fields are shown when they have the usual names).
 ActionRow describe_action(const nlohmann::ordered_json& record);
 
-std::string actions_table(const AuditScope& scope, const audit::ActionLog& log);
+std::string actions_table(const AuditScope& scope, const audit::ActionLog& log,
+                          OutputWidth width = std::nullopt);
 
 }  // namespace gpukill::cli

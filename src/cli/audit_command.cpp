@@ -14,6 +14,7 @@
 #include "cli/audit_history_view.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "cli/rogue_command.hpp"
 #include "engine/audit_queries.hpp"
 #include "engine/outcome_codes.hpp"
@@ -38,15 +39,15 @@ std::int64_t now_unix_ms() {
 }
 
 void print_json(const nlohmann::ordered_json& doc) {
-    std::fputs((json_text(doc) + "\n").c_str(), stdout);
+    print_json_result(doc);
 }
 
-void print_text(const std::string& text) {
-    std::fputs(text.c_str(), stdout);
+void print_text(const std::string& text, OutputWidth width = std::nullopt) {
+    std::fputs(fit_to_width(text, width).c_str(), stdout);
 }
 
 // Renders the history views from samples (empty ones when there is no history yet).
-void render_history(const AuditOptions& options, const AuditScope& scope,
+void render_history(const AuditOptions& options, const AuditScope& scope, OutputWidth width,
                     const std::vector<history::GpuSample>& gpus,
                     const std::vector<history::ProcessSample>& processes,
                     const history::SampleWeights& weights) {
@@ -56,7 +57,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
         if (options.json) {
             print_json(usage_summary_json(scope, weights, summary));
         } else {
-            print_text(usage_summary_table(scope, weights, summary));
+            print_text(usage_summary_table(scope, weights, summary, width));
         }
         return;
     }
@@ -64,7 +65,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope,
     if (options.json) {
         print_json(process_usage_json(scope, weights, usage));
     } else {
-        print_text(process_usage_table(scope, weights, usage));
+        print_text(process_usage_table(scope, weights, usage, width));
     }
 }
 
@@ -84,13 +85,14 @@ int run_history(const GlobalOptions& global, const AuditOptions& options, AuditS
         // Nothing recorded yet is an answer, not a failure: say where history will be.
         scope.source_available = false;
         if (options.json) {
-            render_history(options, scope, {}, {}, usage->weights);
+            render_history(options, scope, global.output_width, {}, {}, usage->weights);
         } else {
             print_text(usage->why_unavailable + "\n");
         }
         return exit_code::ok;
     }
-    render_history(options, scope, usage->gpus, usage->processes, usage->weights);
+    render_history(options, scope, global.output_width, usage->gpus, usage->processes,
+                   usage->weights);
     return exit_code::ok;
 }
 
@@ -121,7 +123,7 @@ int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditS
     if (options.json) {
         print_json(actions_json(scope, actions->log));
     } else {
-        print_text(actions_table(scope, actions->log));
+        print_text(actions_table(scope, actions->log, global.output_width));
     }
     return exit_code::ok;
 }

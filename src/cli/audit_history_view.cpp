@@ -72,7 +72,8 @@ std::string describe_window(const AuditScope& scope) {
 }
 
 std::string process_usage_table(const AuditScope& scope, const history::SampleWeights& weights,
-                                const std::vector<history::ProcessUsage>& processes) {
+                                const std::vector<history::ProcessUsage>& processes,
+                                OutputWidth width) {
     std::string out = heading(scope, weights, "GPU processes");
     if (processes.empty()) return out + "\nNo GPU process matched in this window.\n";
     TextTable table({"PID", "USER", "NAME", "GPUS", "FIRST SEEN", "LAST SEEN", "SAMPLES",
@@ -85,11 +86,14 @@ std::string process_usage_table(const AuditScope& scope, const history::SampleWe
                        format_bytes(p.peak_memory_bytes), format_bytes(p.average_memory_bytes),
                        percent_text(p.average_gpu_utilization_percent), hours_text(p.gpu_hours)});
     }
-    return out + "\n" + table.render();
+    for (const char* column : {"FIRST SEEN", "SAMPLES", "AVG MEM", "AVG UTIL", "LAST SEEN"}) {
+        table.drop_when_narrow(column);
+    }
+    return out + "\n" + table.render(0, width);
 }
 
 std::string usage_summary_table(const AuditScope& scope, const history::SampleWeights& weights,
-                                const history::UsageSummary& summary) {
+                                const history::UsageSummary& summary, OutputWidth width) {
     std::string out = heading(scope, weights, "Usage summary");
     if (summary.gpus.empty() && summary.users.empty()) {
         return out + "\nNothing was recorded in this window.\n";
@@ -128,7 +132,7 @@ std::string usage_summary_table(const AuditScope& scope, const history::SampleWe
     }
     auto section = [&](const char* title, const TextTable& table) {
         out += fmt::format("\n{}\n", title);
-        out += table.empty() ? "  (none)\n" : table.render(2);
+        out += table.empty() ? "  (none)\n" : table.render(2, width);
     };
     section("By user", users);
     section("By process name", names);

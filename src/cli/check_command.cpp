@@ -4,6 +4,7 @@
 
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "engine/health_check.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/byte_size.hpp"
@@ -32,7 +33,7 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     if (!engine) return check_exit::unknown;
     const engine::CheckOutcome outcome = engine::health_check(**engine, request);
     if (options.json) {
-        fmt::print("{}\n", json_text(check_json(outcome)));
+        print_json_result(check_json(outcome));
     } else {
         fmt::print("{}\n", terminal_safe(outcome.summary));
     }

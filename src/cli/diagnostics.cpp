@@ -4,12 +4,14 @@
 
 #include <cstdio>
 
+#include "cli/json_result.hpp"
 #include "engine/outcome_codes.hpp"
 
 namespace gpukill::cli {
 
 void print_error(std::string_view message) {
     fmt::print(stderr, "gpukill: {}\n", message);
+    remember_error(std::string(message));
 }
 
 int print_error(std::string_view message, int code) {

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "backends/registry.hpp"
+#include "cli/json_result.hpp"
 #include "discovery/discover.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/json_text.hpp"
@@ -160,7 +161,7 @@ int run_doctor(const GlobalOptions& global, bool json) {
                  {"detail", check.detail},
                  {"advice", check.advice ? nlohmann::json(*check.advice) : nlohmann::json()}});
         }
-        fmt::print("{}\n", json_text(document));
+        print_json_result(document);
     } else {
         for (const DoctorCheck& check : checks) {
             fmt::print("[{:>4}] {}: {}\n", to_string(check.level), check.name, check.detail);

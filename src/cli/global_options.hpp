@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backends/registry.hpp"
+#include "cli/text_wrap.hpp"
 #include "host/roots.hpp"
 #include "model/result.hpp"
 
@@ -18,6 +19,8 @@ struct GlobalOptions {
     std::optional<std::string> nvml_library;
     std::string state_dir;
     std::string config_dir;
+    // How wide a person's terminal is; none for a pipe, a file or --wide.
+    OutputWidth output_width;
 };
 
 // What the user gave on the command line; empty optional means "not given".

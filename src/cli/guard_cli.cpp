@@ -8,13 +8,18 @@
 #include <chrono>
 #include <cstdio>
 
+#include "audit/envelope.hpp"
 #include "backends/registry.hpp"
 #include "cli/diagnostics.hpp"
+#include "cli/engine_session.hpp"
 #include "cli/guard_inputs.hpp"
 #include "cli/guard_report.hpp"
 #include "cli/guard_run.hpp"
+#include "cli/json_result.hpp"
+#include "cli/starter_policy.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/snapshot_json_read.hpp"
+#include "engine/config_changes.hpp"
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
 #include "engine/outcome_codes.hpp"
@@ -30,7 +35,7 @@ namespace {
 int run_check(const std::string& path) {
     auto policy = guard::load_policy_file(path);
     if (!policy) {
-        fmt::print(stderr, "gpukill: {}\n", policy.error().what);
+        print_error(policy.error().what);
         return policy.error().errno_value != 0 ? exit_code::failure : exit_code::invalid_arguments;
     }
     fmt::print(
@@ -55,7 +60,7 @@ std::expected<TestSnapshot, int> snapshot_for_test(const GlobalOptions& global,
     if (file) {
         auto text = read_text_file(*file);
         if (!text) {
-            fmt::print(stderr, "gpukill: {}\n", text.error().what);
+            print_error(text.error().what);
             return std::unexpected(exit_code::failure);
         }
         auto snapshot = snapshot_from_json(*text);
@@ -66,7 +71,7 @@ std::expected<TestSnapshot, int> snapshot_for_test(const GlobalOptions& global,
     }
     auto backends = open_backends(backend_config(global), std::nullopt);
     if (auto failure = requested_backend_failure(backends)) {
-        fmt::print(stderr, "gpukill: {}\n", *failure);
+        print_error(*failure);
         return std::unexpected(exit_code::failure);
     }
     return TestSnapshot{discover(global.roots, backends), "live"};
@@ -131,10 +136,51 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
                        .decisions = &evaluation.decisions,
                        .notes = notes};
     if (options.json) {
-        fmt::print("{}\n", json_text(guard_report_json(report)));
+        print_json_result(guard_report_json(report));
     } else {
-        std::fputs(render_guard_report(report).c_str(), stdout);
+        std::fputs(fit_to_width(render_guard_report(report), global.output_width).c_str(), stdout);
     }
+    return exit_code::ok;
+}
+
+// `gpukill guard init`: the starter policy (mode dry-run) where the policy is read
+// from, never over an existing file.
+int run_init(const GlobalOptions& global, const GuardOptions& options,
+             const std::vector<std::string>& argv) {
+    const std::string path =
+        options.policy ? *options.policy : guard::default_policy_path(global.config_dir);
+    const std::string text(starter_policy_text());
+    if (auto checked = guard::parse_policy(text, path); !checked) {
+        return print_error("the built-in starter policy does not load: " + checked.error().what,
+                           exit_code::failure);
+    }
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto written = engine::write_guard_policy(
+        **engine,
+        engine::PolicyWrite{.path = path,
+                            .text = text,
+                            .change = "created from the starter policy (mode dry-run)",
+                            .from = std::nullopt,
+                            .command = audit::shell_join(argv),
+                            .create_only = true},
+        command_line_actor());
+    if (!written) {
+        if (written.error().category == ErrorCategory::conflict) {
+            return print_error(
+                fmt::format("{} exists; guard init never overwrites a policy (check it with "
+                            "`gpukill guard check {}`, edit it, or remove it first)",
+                            path, path),
+                exit_code::failure);
+        }
+        return report_error(written.error());
+    }
+    if (written->audit_problem) print_error("warning: " + *written->audit_problem);
+    fmt::print(
+        "wrote {} (mode dry-run: guard run only logs what it would do)\n"
+        "next: gpukill guard test    what it would do now\n"
+        "      gpukill guard run     the loop; gpukill --guard-enforce when it should act\n",
+        path);
     return exit_code::ok;
 }
 
@@ -155,12 +201,14 @@ void add_guard_cli(CLI::App& app, GuardCli& cli) {
                  ->group(group));
     remember(app.add_option("--policy", options.policy,
                             "guard policy file (default CONFIG_DIR/guard.yaml)")
+                 ->type_name("FILE")
                  ->group(group));
     remember(app.add_flag("--once", options.once, "guard run: one evaluation cycle, then exit")
                  ->group(group));
     remember(app.add_option("--snapshot", options.snapshot,
                             "guard test: judge this saved `gpukill list --json` instead of the "
                             "live host")
+                 ->type_name("FILE")
                  ->group(group));
 
     add_guard_edit_flags(app, cli.edit, cli.edit_options);
@@ -169,6 +217,9 @@ void add_guard_cli(CLI::App& app, GuardCli& cli) {
 
     cli.command = app.add_subcommand("guard", "policy checks and enforcement (docs/GUARD.md)");
     cli.command->fallthrough();
+    cli.init = cli.command->add_subcommand(
+        "init", "write a commented starter policy (mode dry-run); never overwrites");
+    cli.init->fallthrough();
     cli.check = cli.command->add_subcommand("check", "validate a policy file");
     cli.check->fallthrough();
     cli.check->add_option("file", options.check_file, "the policy file")->required();
@@ -196,13 +247,15 @@ int run_guard(const GlobalOptions& global, const GuardCli& cli,
         return usage_error("--snapshot only applies to guard test");
     }
     if (wants_guard_edit(cli.edit_options)) {
-        if (cli.check->parsed() || cli.test->parsed() || cli.run->parsed() || options.compat_test) {
+        if (cli.init->parsed() || cli.check->parsed() || cli.test->parsed() || cli.run->parsed() ||
+            options.compat_test) {
             return usage_error(
                 "policy-editing flags (--guard-enforce, --guard-add-user ...) go "
                 "alone, not with guard check, test or run");
         }
         return run_guard_edit(global, cli.edit, options.policy, argv);
     }
+    if (cli.init->parsed()) return run_init(global, options, argv);
     if (cli.check->parsed()) return run_check(*options.check_file);
     if (cli.run->parsed()) return run_guard_loop(global, options, argv);
     if (cli.test->parsed() || options.compat_test) return run_test(global, options);
@@ -211,7 +264,9 @@ int run_guard(const GlobalOptions& global, const GuardCli& cli,
         return run_check(options.policy ? *options.policy
                                         : guard::default_policy_path(global.config_dir));
     }
-    return usage_error("guard needs one of: check FILE, test (or --guard-test-policies), run");
+    return usage_error(
+        "guard needs one of: init, check FILE, test (or --guard-test-policies), run (see "
+        "gpukill help guard)");
 }
 
 }  // namespace gpukill::cli

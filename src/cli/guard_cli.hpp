@@ -32,6 +32,7 @@ struct GuardOptions {
 struct GuardCli {
     GuardOptions options;
     CLI::App* command = nullptr;  // `guard`
+    CLI::App* init = nullptr;
     CLI::App* check = nullptr;
     CLI::App* test = nullptr;
     CLI::App* run = nullptr;

@@ -41,7 +41,7 @@ std::expected<PolicyText, int> read_policy_text(const std::string& path) {
     auto text = read_text_file(path);
     if (text) return PolicyText{path, *text, true};
     if (text.error().errno_value == ENOENT) return PolicyText{path, "", false};
-    fmt::print(stderr, "gpukill: {}\n", text.error().what);
+    print_error(text.error().what);
     return std::unexpected(exit_code::failure);
 }
 
@@ -81,28 +81,42 @@ void add_guard_edit_flags(CLI::App& app, GuardEditOptions& o, std::vector<CLI::O
     add(app.add_flag("--guard-config", o.print_config, "print the policy in effect"));
     add(app.add_flag("--guard-export-config", o.export_config, "write the policy to stdout"));
     add(app.add_option("--guard-import-config", o.import_config,
-                       "check FILE and make it the policy"));
-    add(app.add_option("--guard-add-user", o.add_user, "add or change a user's limits"));
-    add(app.add_option("--guard-remove-user", o.remove_user, "remove a user's entry"));
-    add(app.add_option("--guard-add-group", o.add_group, "add or change a group's limits"));
-    add(app.add_option("--guard-remove-group", o.remove_group, "remove a group's entry"));
-    add(app.add_option("--guard-add-gpu", o.add_gpu, "add or change a GPU's rules"));
-    add(app.add_option("--guard-remove-gpu", o.remove_gpu, "remove a GPU's entry"));
+                       "check FILE and make it the policy")
+            ->type_name("FILE"));
+    add(app.add_option("--guard-add-user", o.add_user, "add or change a user's limits")
+            ->type_name("USER"));
+    add(app.add_option("--guard-remove-user", o.remove_user, "remove a user's entry")
+            ->type_name("USER"));
+    add(app.add_option("--guard-add-group", o.add_group, "add or change a group's limits")
+            ->type_name("GROUP"));
+    add(app.add_option("--guard-remove-group", o.remove_group, "remove a group's entry")
+            ->type_name("GROUP"));
+    add(app.add_option("--guard-add-gpu", o.add_gpu, "add or change a GPU's rules")
+            ->type_name("GPU"));
+    add(app.add_option("--guard-remove-gpu", o.remove_gpu, "remove a GPU's entry")
+            ->type_name("GPU"));
     add(app.add_option("--guard-memory-limit", o.memory_limit,
-                       "memory limit (a number is GiB: 8 = 8G); for a GPU, per user"));
-    add(app.add_option("--guard-max-processes", o.max_processes, "most processes on GPUs"));
+                       "memory limit (a number is GiB: 8 = 8G); for a GPU, per user")
+            ->type_name("SIZE"));
+    add(app.add_option("--guard-max-processes", o.max_processes, "most processes on GPUs")
+            ->type_name("N"));
     add(app.add_option("--guard-group-members", o.group_members, "a group's members (a,b)")
+            ->type_name("USERS")
             ->delimiter(','));
     add(app.add_option("--guard-allowed-users", o.allowed_users, "a GPU's allowed users (a,b)")
+            ->type_name("USERS")
             ->delimiter(','));
     add(app.add_option("--guard-allowed-executables", o.allowed_executables,
                        "a GPU's allowed executables: exact paths or names (a,b)")
+            ->type_name("PROGRAMS")
             ->delimiter(','));
     add(app.add_flag("--guard-exclusive", o.exclusive, "a GPU for one user at a time"));
     add(app.add_option("--guard-reserved-memory", o.reserved_memory,
-                       "memory of a GPU kept for its allowed users"));
-    add(app.add_option("--guard-action", o.action, "warn, terminate or kill"));
-    add(app.add_option("--guard-grace-period", o.grace_period, "30s, 5m, 1h..."));
+                       "memory of a GPU kept for its allowed users")
+            ->type_name("SIZE"));
+    add(app.add_option("--guard-action", o.action, "warn, terminate or kill")->type_name("ACTION"));
+    add(app.add_option("--guard-grace-period", o.grace_period, "30s, 5m, 1h...")
+            ->type_name("DURATION"));
 }
 
 bool wants_guard_edit(const std::vector<CLI::Option*>& edit_options) {
@@ -143,7 +157,7 @@ int run_guard_edit(const GlobalOptions& global, const GuardEditOptions& o,
     if (o.import_config) {
         auto text = read_text_file(*o.import_config);
         if (!text) {
-            fmt::print(stderr, "gpukill: {}\n", text.error().what);
+            print_error(text.error().what);
             return exit_code::failure;
         }
         if (auto checked = guard::parse_policy(*text, *o.import_config); !checked) {

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+#include "cli/diagnostics.hpp"
+#include "cli/starter_policy.hpp"
 #include "config/protected_list_file.hpp"
 #include "engine/outcome_codes.hpp"
 #include "guard/policy_yaml.hpp"
@@ -17,13 +19,14 @@ std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
     auto policy = guard::load_policy_file(path);
     if (!policy) {
         if (policy.error().errno_value == ENOENT) {
-            fmt::print(stderr,
-                       "gpukill: no guard policy at {} (write one: docs/examples/guard.yaml, or "
-                       "pass --policy FILE)\n",
-                       path);
+            const auto examples = installed_examples_dir();
+            print_error(fmt::format(
+                "no guard policy at {}: `gpukill guard init` writes a commented starter "
+                "policy there (mode dry-run{}), or pass --policy FILE",
+                path, examples ? "; the example is " + *examples + "/guard.yaml" : ""));
             return std::unexpected(exit_code::failure);
         }
-        fmt::print(stderr, "gpukill: {}\n", policy.error().what);
+        print_error(policy.error().what);
         return std::unexpected(policy.error().errno_value != 0 ? exit_code::failure
                                                                : exit_code::invalid_arguments);
     }
@@ -33,7 +36,7 @@ std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
 std::expected<reclaim::ProtectedList, int> load_reclaim_protected(const GlobalOptions& global) {
     auto list = config::load_protected_list(global.config_dir);
     if (!list) {
-        fmt::print(stderr, "gpukill: {}\n", list.error().what);
+        print_error(list.error().what);
         return std::unexpected(list.error().errno_value != 0 ? exit_code::failure
                                                              : exit_code::invalid_arguments);
     }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/text_wrap.hpp"
 #include "guard/decision.hpp"
 #include "guard/policy.hpp"
 

@@ -9,6 +9,7 @@
 #include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "cli/kill_text.hpp"
 #include "engine/kill.hpp"
 #include "engine/outcome_codes.hpp"
@@ -29,13 +30,14 @@ std::function<void(std::size_t, double)> terminal_progress(bool enabled, bool fo
     };
 }
 
-void print_report(const engine::KillOutcome& outcome, bool json) {
+void print_report(const engine::KillOutcome& outcome, bool json, OutputWidth width) {
     // Results on stdout (the JSON document holds the refusals too); what was refused,
     // and why, on stderr.
     if (json) {
-        fmt::print("{}\n", json_text(kill_report_json(outcome.report())));
+        print_json_result(kill_report_json(outcome.report()));
     } else {
-        std::fputs(render_kill_report(outcome.report(), false).c_str(), stdout);
+        std::fputs(fit_to_width(render_kill_report(outcome.report(), false, width), width).c_str(),
+                   stdout);
     }
     std::fflush(stdout);
     std::fputs(render_kill_refusals(outcome.report()).c_str(), stderr);
@@ -94,7 +96,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
             return print_error("interrupted before any signal was sent", exit_code::interrupted);
         }
     }
-    print_report(outcome, options.json);
+    print_report(outcome, options.json, global.output_width);
     if (outcome.interrupted) {
         print_error("interrupted; the signals sent are in the audit log");
     } else if (outcome.audit_problem) {

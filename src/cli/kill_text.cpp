@@ -33,7 +33,8 @@ std::string render_kill_refusals(const engine::KillReport& report) {
     return out;
 }
 
-std::string render_kill_report(const engine::KillReport& report, bool with_refusals) {
+std::string render_kill_report(const engine::KillReport& report, bool with_refusals,
+                               OutputWidth width) {
     const reclaim::KillPlan& plan = *report.plan;
     std::string out;
     if (report.results == nullptr) {
@@ -64,7 +65,8 @@ std::string render_kill_report(const engine::KillReport& report, bool with_refus
                      target.memory_bytes.empty() ? "-" : format_bytes(memory),
                      reason_cell(target)});
             }
-            out += table.render(2);
+            table.drop_when_narrow("START");
+            out += table.render(2, width);
         }
         if (report.preview) {
             out +=
@@ -84,7 +86,7 @@ std::string render_kill_report(const engine::KillReport& report, bool with_refus
                                ? fmt::format("{:.2f} s", result.seconds)
                                : "-"});
         }
-        if (!table.empty()) out += table.render();
+        if (!table.empty()) out += table.render(0, width);
         for (const reclaim::TargetResult& result : *report.results) {
             if (result.note) {
                 out += fmt::format("  ! PID {}: {}\n", result.target.identity.pid,

@@ -4,13 +4,16 @@
 
 #include <string>
 
+#include "cli/text_wrap.hpp"
+
 #include "engine/kill_report.hpp"
 
 namespace gpukill::cli {
 
 // `with_refusals`: the refusals inside the report (reset's reclaim step); `gpukill kill`
 // prints them on stderr instead (render_kill_refusals), keeping stdout for results.
-std::string render_kill_report(const engine::KillReport& report, bool with_refusals = true);
+std::string render_kill_report(const engine::KillReport& report, bool with_refusals = true,
+                               OutputWidth width = std::nullopt);
 
 // One stderr line per refusal, "gpukill: refused PID 1 (systemd): PID 1 is never
 // signalled", and, when a named refusal stopped the plan, "gpukill: nothing was

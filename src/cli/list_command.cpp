@@ -8,6 +8,7 @@
 
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "cli/snapshot_table.hpp"
 #include "cli/watch.hpp"
 #include "discovery/discover.hpp"
@@ -22,7 +23,7 @@ namespace {
 // One frame: a snapshot reduced to what the user asked for, rendered. The whole
 // snapshot goes to the usage history first, when `history` is given.
 int render_frame(engine::Engine& engine, const ListOptions& options, std::optional<Vendor> vendor,
-                 std::string& text) {
+                 OutputWidth width, std::string& text) {
     engine::ListOutcome listed = engine.list({.record_history = true});
     if (listed.history_warning) print_error(*listed.history_warning);
     Snapshot snapshot = std::move(listed.snapshot);
@@ -38,8 +39,10 @@ int render_frame(engine::Engine& engine, const ListOptions& options, std::option
     if (options.json) {
         // In watch mode one document per line (JSON Lines); otherwise pretty.
         text = json_text(to_json(snapshot), options.watch ? -1 : 2) + "\n";
+        mark_json_result_printed();
     } else {
-        text = render_snapshot_table(snapshot, TableOptions{.details = options.details});
+        text = render_snapshot_table(snapshot,
+                                     TableOptions{.details = options.details, .width = width});
     }
     return exit_code::ok;
 }
@@ -65,14 +68,15 @@ int run_list(const GlobalOptions& global, const ListOptions& options) {
     if (!engine) return engine.error();
     if (!options.watch) {
         std::string text;
-        int code = render_frame(**engine, options, *vendor, text);
+        int code = render_frame(**engine, options, *vendor, global.output_width, text);
         if (code == exit_code::ok) std::fputs(text.c_str(), stdout);
         return code;
     }
     WatchOptions watch{.interval_seconds = options.interval_seconds,
                        .clear_screen = !options.json && isatty(STDOUT_FILENO) == 1};
-    return watch_until_interrupted(
-        watch, [&](std::string& text) { return render_frame(**engine, options, *vendor, text); });
+    return watch_until_interrupted(watch, [&](std::string& text) {
+        return render_frame(**engine, options, *vendor, global.output_width, text);
+    });
 }
 
 }  // namespace gpukill::cli

@@ -8,6 +8,7 @@
 #include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "cli/reset_text.hpp"
 #include "engine/reset.hpp"
 #include "host/interrupt.hpp"
@@ -34,9 +35,12 @@ int run_reset(const GlobalOptions& global, const ResetOptions& options,
         {.progress = {}, .interrupted = [] { return InterruptCatcher::caught(); }, .executed = {}});
     if (!outcome) return report_error(outcome.error());
     if (options.json) {
-        fmt::print("{}\n", json_text(reset_report_json(outcome->report())));
+        print_json_result(reset_report_json(outcome->report()));
     } else {
-        std::fputs(render_reset_report(outcome->report()).c_str(), stdout);
+        std::fputs(fit_to_width(render_reset_report(outcome->report(), global.output_width),
+                                global.output_width)
+                       .c_str(),
+                   stdout);
     }
     std::fflush(stdout);
     if (outcome->audit_problem) print_error("warning: " + *outcome->audit_problem);

@@ -28,7 +28,7 @@ std::string method_text(const reclaim::ResetGpu& gpu) {
     return "?";
 }
 
-std::string plan_text(const ResetReport& report) {
+std::string plan_text(const ResetReport& report, OutputWidth width) {
     const reclaim::ResetPlan& plan = *report.plan;
     std::string out;
     if (!plan.gpus.empty()) {
@@ -54,7 +54,7 @@ std::string plan_text(const ResetReport& report) {
                            holder.memory_bytes ? format_bytes(*holder.memory_bytes) : "-",
                            holder.driver_listed ? "driver" : "file only"});
         }
-        out += table.render(2);
+        out += table.render(2, width);
     }
     return out;
 }
@@ -119,9 +119,9 @@ std::string outcome_text(const ResetReport& report) {
 
 }  // namespace
 
-std::string render_reset_report(const ResetReport& report) {
+std::string render_reset_report(const ResetReport& report, OutputWidth width) {
     const reclaim::ResetPlan& plan = *report.plan;
-    std::string out = plan_text(report);
+    std::string out = plan_text(report, width);
     if (plan.gpus.empty() && plan.decision == reclaim::ResetDecision::reset) {
         out += "No GPU to reset.\n";
         return out;
@@ -135,7 +135,7 @@ std::string render_reset_report(const ResetReport& report) {
     if (report.reclaim_plan != nullptr) {
         out += report.reclaim_results != nullptr ? "Reclaimed the holders first:\n"
                                                  : "The holders are reclaimed first:\n";
-        out += render_kill_report(reclaim_kill_report(report));
+        out += render_kill_report(reclaim_kill_report(report), true, width);
     }
     if (report.stopped) {
         out += fmt::format("Not reset: {}\n", printable(*report.stopped));

@@ -4,10 +4,13 @@
 
 #include <string>
 
+#include "cli/text_wrap.hpp"
+
 #include "engine/reset_report.hpp"
 
 namespace gpukill::cli {
 
-std::string render_reset_report(const engine::ResetReport& report);
+std::string render_reset_report(const engine::ResetReport& report,
+                                OutputWidth width = std::nullopt);
 
 }  // namespace gpukill::cli

@@ -11,6 +11,7 @@
 #include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "cli/rogue_config_command.hpp"
 #include "cli/rogue_table.hpp"
 #include "detect/assessment.hpp"
@@ -60,11 +61,11 @@ int detect(const GlobalOptions& global, const AuditOptions& options,
     if (!scanned) return report_error(scanned.error());
     if (scanned->audit_problem) print_error("warning: " + *scanned->audit_problem);
     if (options.json) {
-        std::fputs(
-            (json_text(rogue::report_json(scanned->report, scanned->context)) + "\n").c_str(),
-            stdout);
+        print_json_result(rogue::report_json(scanned->report, scanned->context));
     } else {
-        std::fputs(render_rogue_table(scanned->report, scanned->context).c_str(), stdout);
+        std::fputs(
+            render_rogue_table(scanned->report, scanned->context, global.output_width).c_str(),
+            stdout);
     }
     return scanned->report.findings.empty() ? exit_code::ok : rogue_exit::findings_present;
 }

@@ -8,6 +8,7 @@
 #include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
+#include "cli/json_result.hpp"
 #include "detect/rogue_json.hpp"
 #include "engine/config_changes.hpp"
 #include "engine/outcome_codes.hpp"
@@ -37,7 +38,7 @@ int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json) {
             {"source", loaded.source},
             {"config", detect::rogue_config_json(loaded.config)},
         };
-        std::fputs((json_text(document) + "\n").c_str(), stdout);
+        print_json_result(document);
         return exit_code::ok;
     }
     const std::string header =
@@ -84,7 +85,7 @@ int import_rogue_config(const GlobalOptions& global, const std::string& file, bo
             {"installed_path", *installed},
             {"from", file},
         };
-        std::fputs((json_text(document) + "\n").c_str(), stdout);
+        print_json_result(document);
     } else {
         fmt::print("installed {} as {}\n", file, *installed);
     }

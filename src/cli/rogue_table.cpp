@@ -33,7 +33,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // One header for the group; under each process row, its evidence and notes.
-std::string render_group(const std::vector<Assessment>& group, bool show_allowed) {
+std::string render_group(const std::vector<Assessment>& group, bool show_allowed,
+                         OutputWidth width) {
     TextTable rows({"PID", "USER", "NAME", "SCORE", "RISK", "TOP EVIDENCE"},
                    {true, false, false, true, false, false});
     for (const Assessment& item : group) {
@@ -44,7 +45,7 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
                       printable(item.holder.info.comm), std::to_string(item.score),
                       std::string(detect::risk_name(item.risk)), printable(top)});
     }
-    const std::vector<std::string> row_lines = lines_of(rows.render());
+    const std::vector<std::string> row_lines = lines_of(rows.render(0, width));
     std::string out = row_lines.front() + "\n";
     for (std::size_t i = 0; i < group.size(); ++i) {
         const Assessment& item = group[i];
@@ -55,7 +56,7 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
                               std::string(detect::signal_name(piece.signal)),
                               printable(piece.detail)});
         }
-        const std::vector<std::string> evidence_lines = lines_of(evidence.render(6));
+        const std::vector<std::string> evidence_lines = lines_of(evidence.render(6, width));
         for (std::size_t line = 1; line < evidence_lines.size(); ++line) {
             out += evidence_lines[line] + "\n";  // without the header: the columns speak
         }
@@ -71,7 +72,7 @@ std::string render_group(const std::vector<Assessment>& group, bool show_allowed
 }  // namespace
 
 std::string render_rogue_table(const detect::RogueReport& report,
-                               const detect::ReportContext& context) {
+                               const detect::ReportContext& context, OutputWidth width) {
     std::string out;
     const std::size_t examined = report.processes_examined;
     const std::string history =
@@ -90,12 +91,12 @@ std::string render_rogue_table(const detect::RogueReport& report,
             report.findings.size(), report.findings.size() == 1 ? "" : "es", examined,
             examined == 1 ? "" : "es", context.report_threshold, history,
             printable(context.config_source));
-        out += render_group(report.findings, false);
+        out += render_group(report.findings, false, width);
     }
     if (!report.allowed.empty()) {
         out += fmt::format("{}Allowed by the configuration (not findings):\n\n",
                            report.findings.empty() ? "\n" : "");
-        out += render_group(report.allowed, true);
+        out += render_group(report.allowed, true, width);
     }
     if (report.processes_not_fully_examined > 0) {
         out += fmt::format(
@@ -104,7 +105,7 @@ std::string render_rogue_table(const detect::RogueReport& report,
             report.processes_not_fully_examined, examined);
     }
     if (context.history_note) out += "Note: " + printable(*context.history_note) + "\n";
-    return out;
+    return fit_to_width(out, width);
 }
 
 }  // namespace gpukill::cli

@@ -6,12 +6,15 @@
 
 #include <string>
 
+#include "cli/text_wrap.hpp"
+
 #include "detect/assessment.hpp"
 #include "detect/rogue_json.hpp"
 
 namespace gpukill::cli {
 
 std::string render_rogue_table(const detect::RogueReport& report,
-                               const detect::ReportContext& context);
+                               const detect::ReportContext& context,
+                               OutputWidth width = std::nullopt);
 
 }  // namespace gpukill::cli

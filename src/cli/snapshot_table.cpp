@@ -121,7 +121,7 @@ std::string header_line(const Snapshot& snapshot) {
                        fmt::join(drivers, ", "));
 }
 
-void append_process_table(std::string& out, const Snapshot& snapshot) {
+void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidth width) {
     // Per-process utilisation comes from DRM fdinfo only: the column is shown where a
     // DRM GPU is present ("-" until a second sample, in --watch, can measure it).
     const bool with_utilization = has_drm_gpu(snapshot);
@@ -149,7 +149,6 @@ void append_process_table(std::string& out, const Snapshot& snapshot) {
             if (!info.container->id.empty()) container += ":" + info.container->id.substr(0, 12);
         }
         std::string command = fmt::format("{}", fmt::join(info.cmdline, " "));
-        if (command.size() > 60) command = command.substr(0, 57) + "...";
         if (!process.info_complete) command = "(details unreadable: exited or not permitted)";
         std::string orphan = process.orphaned ? " (parent gone)" : "";
         auto base = [&](std::string gpu, std::string memory, std::string seen,
@@ -183,8 +182,9 @@ void append_process_table(std::string& out, const Snapshot& snapshot) {
         return a.memory > b.memory;
     });
     for (Row& row : rows) table.add_row(std::move(row.cells));
+    for (const char* column : {"STARTED", "CONTAINER", "GPU%"}) table.drop_when_narrow(column);
     out += '\n';
-    out += table.render();
+    out += table.render(0, width);
     if (any_file_only) {
         out +=
             "* not in the driver's process list: the process holds the GPU's device file "
@@ -235,7 +235,8 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
             }
             table.add_row(std::move(cells));
         }
-        out += table.render();
+        for (const char* column : {"TEMP", "POWER"}) table.drop_when_narrow(column);
+        out += table.render(0, options.width);
         for (const Gpu& gpu : snapshot.gpus) {
             for (const std::string& note : gpu_notes(snapshot, gpu)) {
                 out += fmt::format("  ! GPU {}: {}\n", gpu.index, note);
@@ -244,7 +245,7 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
     }
     bool show_processes = options.details || (snapshot.gpus.empty() && !snapshot.processes.empty());
     if (show_processes && !snapshot.processes.empty()) {
-        append_process_table(out, snapshot);
+        append_process_table(out, snapshot, options.width);
     } else if (!snapshot.processes.empty()) {
         std::size_t file_only = static_cast<std::size_t>(
             std::count_if(snapshot.processes.begin(), snapshot.processes.end(), [](const auto& p) {
@@ -260,7 +261,7 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
     }
     for (const std::string& warning : snapshot.warnings)
         out += "warning: " + printable(warning) + "\n";
-    return out;
+    return fit_to_width(out, options.width);
 }
 
 }  // namespace gpukill::cli

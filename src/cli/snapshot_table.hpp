@@ -5,12 +5,15 @@
 
 #include <string>
 
+#include "cli/text_wrap.hpp"
+
 #include "model/snapshot.hpp"
 
 namespace gpukill::cli {
 
 struct TableOptions {
     bool details = false;
+    OutputWidth width;  // cut the COMMAND column and wrap notes to it
 };
 
 std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& options);

@@ -14,7 +14,9 @@ Result<ConfigChange> write_guard_policy(Engine& engine, const PolicyWrite& write
     std::error_code made;
     const auto directory = std::filesystem::path(write.path).parent_path();
     if (!directory.empty()) std::filesystem::create_directories(directory, made);
-    if (auto written = guard::replace_file_atomically(write.path, write.text, 0644); !written) {
+    auto written = write.create_only ? guard::create_file_atomically(write.path, write.text, 0644)
+                                     : guard::replace_file_atomically(write.path, write.text, 0644);
+    if (!written) {
         return std::unexpected(written.error());
     }
     AuditTrail trail = engine.trail(actor, write.command);

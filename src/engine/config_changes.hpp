@@ -22,10 +22,12 @@ struct PolicyWrite {
     std::string change;               // what changed, in words ("users.bob removed")
     std::optional<std::string> from;  // the file imported, for --guard-import-config
     std::string command;
+    bool create_only = false;  // a new file only: an existing one is a conflict, untouched
 };
 
 // Writes the policy atomically (mode 0644, parent directories made), then records
-// guard_policy_changed. Errors: the write's (nothing is recorded).
+// guard_policy_changed. Errors: the write's (nothing is recorded); conflict when
+// create_only and the file exists.
 Result<ConfigChange> write_guard_policy(Engine& engine, const PolicyWrite& write,
                                         const Actor& actor);
 

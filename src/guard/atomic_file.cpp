@@ -31,12 +31,12 @@ Result<void> write_all(int fd, std::string_view content, const std::string& path
     return {};
 }
 
-}  // namespace
+enum class Publish { replace, create };
 
-Result<void> replace_file_atomically(const std::string& path, std::string_view content,
-                                     mode_t mode) {
+Result<void> write_atomically(const std::string& path, std::string_view content, mode_t mode,
+                              Publish publish) {
     struct stat existing {};
-    const bool exists = ::stat(path.c_str(), &existing) == 0;
+    const bool exists = publish == Publish::replace && ::stat(path.c_str(), &existing) == 0;
     std::string temporary_path = path + ".tmp.XXXXXX";
     std::vector<char> name(temporary_path.begin(), temporary_path.end());
     name.push_back('\0');
@@ -63,7 +63,18 @@ Result<void> replace_file_atomically(const std::string& path, std::string_view c
     if (::fsync(fd.get()) != 0) {
         return cleanup_on_error(os_error("cannot sync " + temporary_path, errno));
     }
-    if (::rename(temporary_path.c_str(), path.c_str()) != 0) {
+    if (publish == Publish::create) {
+        if (::link(temporary_path.c_str(), path.c_str()) != 0) {
+            const int reason = errno;
+            if (reason == EEXIST) {
+                return cleanup_on_error(Error{.what = path + " exists; it is not overwritten",
+                                              .errno_value = reason,
+                                              .category = ErrorCategory::conflict});
+            }
+            return cleanup_on_error(os_error("cannot create " + path, reason));
+        }
+        ::unlink(temporary_path.c_str());
+    } else if (::rename(temporary_path.c_str(), path.c_str()) != 0) {
         return cleanup_on_error(os_error("cannot replace " + path, errno));
     }
     // The rename itself is durable only once the directory is synced.
@@ -72,6 +83,18 @@ Result<void> replace_file_atomically(const std::string& path, std::string_view c
         return std::unexpected(os_error("cannot sync the directory of " + path, errno));
     }
     return {};
+}
+
+}  // namespace
+
+Result<void> replace_file_atomically(const std::string& path, std::string_view content,
+                                     mode_t mode) {
+    return write_atomically(path, content, mode, Publish::replace);
+}
+
+Result<void> create_file_atomically(const std::string& path, std::string_view content,
+                                    mode_t mode) {
+    return write_atomically(path, content, mode, Publish::create);
 }
 
 }  // namespace gpukill::guard

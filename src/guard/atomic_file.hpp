@@ -18,4 +18,10 @@ namespace gpukill::guard {
 Result<void> replace_file_atomically(const std::string& path, std::string_view content,
                                      mode_t mode = 0644);
 
+// The same, for a file that must not exist yet: published with link(2), which fails
+// when `path` exists, so a file another writer created meanwhile is never replaced.
+// An existing file is an error of category conflict.
+Result<void> create_file_atomically(const std::string& path, std::string_view content,
+                                    mode_t mode = 0644);
+
 }  // namespace gpukill::guard

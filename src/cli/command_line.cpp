@@ -1,0 +1,320 @@
+#include "cli/command_line.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+
+#include "cli/command_docs.hpp"
+#include "cli/version.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+void add_global_flags(CLI::App& app, GlobalFlags& flags) {
+    const char* group = kHostOptionsGroup;
+    app.add_option("--procfs", flags.procfs, "procfs root (GPUKILL_PROCFS, default /proc)")
+        ->type_name("DIR")
+        ->group(group);
+    app.add_option("--sysfs", flags.sysfs, "sysfs root (GPUKILL_SYSFS, default /sys)")
+        ->type_name("DIR")
+        ->group(group);
+    app.add_option("--devfs", flags.devfs, "device root (GPUKILL_DEVFS, default /dev)")
+        ->type_name("DIR")
+        ->group(group);
+    app.add_option("--nvml-library", flags.nvml_library,
+                   "NVML library to load (GPUKILL_NVML_LIBRARY, default libnvidia-ml.so.1)")
+        ->type_name("PATH")
+        ->group(group);
+    app.add_option("--state-dir", flags.state_dir,
+                   "state directory (GPUKILL_STATE_DIR; /var/lib/gpukill as root, else "
+                   "$XDG_STATE_HOME/gpukill)")
+        ->type_name("DIR")
+        ->group(group);
+    app.add_option("--config-dir", flags.config_dir,
+                   "configuration directory (GPUKILL_CONFIG_DIR; /etc/gpukill as root, else "
+                   "$XDG_CONFIG_HOME/gpukill)")
+        ->type_name("DIR")
+        ->group(group);
+}
+
+void add_list_flags(CLI::App& app, ListOptions& list, std::string& output) {
+    const char* group = "Listing";
+    app.add_flag("--details", list.details, "one row per process")->group(group);
+    app.add_flag("--json", list.json, "one JSON document (schema in docs/JSON.md)")
+        ->group(kOutputOptionsGroup);
+    app.add_option("--output,-o", output, "table or json")
+        ->type_name("FORMAT")
+        ->check(CLI::IsMember({"table", "json"}))
+        ->group(kOutputOptionsGroup);
+    app.add_option("--gpu,-g", list.gpu, "only this GPU: index, UUID or PCI bus id")
+        ->type_name("GPU")
+        ->group("Choosing a GPU");
+    app.add_option("--vendor", list.vendor, "nvidia, amd, intel or all (default all)")
+        ->type_name("VENDOR")
+        ->group(group);
+    app.add_flag("--watch,-w", list.watch, "refresh until interrupted")->group(group);
+    app.add_option("--interval", list.interval_seconds, "seconds between refreshes (default 2)")
+        ->type_name("SECONDS")
+        ->group(group);
+}
+
+void add_kill_flags(CLI::App& app, KillOptions& kill) {
+    const char* group = "Killing (gpukill kill, or gpukill --kill)";
+    app.add_option("--pid,-p", kill.pids, "a process to stop (repeatable)")
+        ->type_name("PID")
+        ->group(group);
+    app.add_option("--filter", kill.filter, "regular expression on name and command line")
+        ->type_name("REGEX")
+        ->group(group);
+    app.add_option("--user,-u", kill.user, "processes of this user (exact name or uid)")
+        ->type_name("USER")
+        ->group(group);
+    app.add_option("--container", kill.container,
+                   "processes in this container (id prefix or pod UID)")
+        ->type_name("ID")
+        ->group(group);
+    app.add_option("--min-memory", kill.min_memory, "holding at least this much GPU memory (4G)")
+        ->type_name("SIZE")
+        ->group(group);
+    app.add_flag("--orphaned", kill.orphaned, "only processes whose parent died")->group(group);
+    app.add_flag("--unlisted", kill.unlisted,
+                 "only processes holding a GPU device file but absent from the driver's list")
+        ->group(group);
+    app.add_flag("--tree", kill.tree, "also every descendant of each target")->group(group);
+    app.add_flag("--group", kill.group, "also every process in each target's process group")
+        ->group(group);
+    app.add_flag("--batch", kill.batch, "act on what a many-process selector matched")
+        ->group(group);
+    app.add_flag("--any-process", kill.any_process,
+                 "a named PID need not hold a GPU (without it, one that holds none and has no "
+                 "descendant holding one is refused)")
+        ->group(group);
+    app.add_flag("--force,-f", kill.force, "SIGKILL what survives the first signal")->group(group);
+    app.add_option("--signal,-s", kill.signal, "first signal (default SIGTERM; SIGINT for PyTorch)")
+        ->type_name("SIGNAL")
+        ->group(group);
+    app.add_option("--timeout-secs,-t", kill.timeout_seconds,
+                   "seconds to wait after each signal (default 5)")
+        ->type_name("SECONDS")
+        ->group(group);
+    app.add_option("--verify-timeout", kill.verify_timeout_seconds,
+                   "seconds to wait for the memory to come back (default 10)")
+        ->type_name("SECONDS")
+        ->group(group);
+    app.add_flag("--dry-run,--safe", kill.dry_run, "print the plan, signal nothing")->group(group);
+}
+
+void add_reset_flags(CLI::App& app, ResetOptions& reset) {
+    const char* group = "Resetting (gpukill reset, or gpukill --reset)";
+    app.add_flag("--all", reset.all, "reset every GPU")->group(group);
+    app.add_option("--nvidia-smi", reset.nvidia_smi,
+                   "nvidia-smi to reset NVIDIA GPUs with (GPUKILL_NVIDIA_SMI, default PATH)")
+        ->type_name("PATH")
+        ->group(group);
+}
+
+void add_audit_flags(CLI::App& app, AuditOptions& audit) {
+    const char* group = "Auditing (gpukill audit, or gpukill --audit)";
+    app.add_option("--audit-hours", audit.hours, "hours of history to look at (default 24)")
+        ->type_name("HOURS")
+        ->group(group);
+    app.add_option("--audit-user", audit.user, "only this user (exact name or uid)")
+        ->type_name("USER")
+        ->group(group);
+    app.add_option("--audit-process", audit.process,
+                   "only processes whose name or command matches this regular expression")
+        ->type_name("REGEX")
+        ->group(group);
+    app.add_flag("--audit-summary", audit.summary,
+                 "GPU-hours and peak memory per user and process, busiest GPUs, by hour")
+        ->group(group);
+    app.add_flag("--actions", audit.actions, "the actions gpukill took (kills, resets)")
+        ->group(group);
+    app.add_flag("--rogue", audit.rogue, "look for miners and other rogue processes")->group(group);
+    app.add_flag("--rogue-config", audit.rogue_config_print,
+                 "print the rogue-detection configuration in effect")
+        ->group(group);
+    app.add_flag("--rogue-export-config", audit.rogue_config_export,
+                 "write the rogue-detection configuration in effect to stdout (YAML)")
+        ->group(group);
+    app.add_option("--rogue-import-config", audit.rogue_config_import,
+                   "check this file and make it the rogue-detection configuration")
+        ->type_name("FILE")
+        ->group(group);
+    app.add_option("--rogue-config-file", audit.rogue_config_file,
+                   "use this rogue-detection configuration instead of CONFIG_DIR/rogue.yaml")
+        ->type_name("FILE")
+        ->group(group);
+}
+
+void add_output_flags(CLI::App& app, bool& wide) {
+    app.add_flag("--wide", wide,
+                 "never cut or wrap to the terminal's width (output to a pipe or file is never "
+                 "cut)")
+        ->group(kOutputOptionsGroup);
+}
+
+OptionDoc doc_of(const CLI::Option& option) {
+    OptionDoc doc;
+    if (!option.get_snames().empty()) doc.short_name = "-" + option.get_snames().front();
+    if (!option.get_lnames().empty()) doc.long_name = "--" + option.get_lnames().front();
+    for (std::size_t i = 1; i < option.get_lnames().size(); ++i) {
+        doc.aliases.push_back("--" + option.get_lnames()[i]);
+    }
+    if (option.get_type_size_max() > 0 && !option.get_type_name().empty() &&
+        option.get_expected_max() > 0) {
+        // CLI11 appends a check's choices ("FORMAT:{table,json}"); the description says them.
+        const std::string name = option.get_type_name();
+        doc.value = name.substr(0, name.find(':'));
+    }
+    doc.description = option.get_description();
+    doc.group = option.get_group();
+    return doc;
+}
+
+bool is_named(const CLI::Option& option) {
+    return !option.get_lnames().empty() && option.get_lnames().front() != "help" &&
+           option.get_lnames().front() != "version";
+}
+
+// gpu-kill's command flags: they name a command, they are not options of one.
+bool is_command_flag(const std::string& long_name) {
+    static const std::vector<std::string> flags = {"--list",  "--kill",  "--reset",
+                                                   "--audit", "--guard", "--guard-test-policies"};
+    return std::find(flags.begin(), flags.end(), long_name) != flags.end();
+}
+
+bool applies_everywhere(const OptionDoc& doc) {
+    return scope_of(doc.long_name) == nullptr &&
+           (doc.group == kHostOptionsGroup || doc.group == kOutputOptionsGroup);
+}
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app(std::make_unique<CLI::App>("gpukill: find what holds a GPU and give it back safely",
+                                     "gpukill")) {
+    app->set_version_flag("--version", version_line());
+    app->require_subcommand(0, 1);
+    add_global_flags(*app, global_flags);
+    add_output_flags(*app, wide);
+    app->add_flag("--list,-l", compat_list, "list GPUs and processes (same as `gpukill list`)")
+        ->group("Listing");
+    add_list_flags(*app, list, output);
+    app->add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
+        ->group("Killing (gpukill kill, or gpukill --kill)");
+    add_kill_flags(*app, kill);
+    compat_reset =
+        app->add_option("--reset,-r", compat_reset_target,
+                        "reset a GPU (same as `gpukill reset`); `--reset G` names the GPU")
+            ->type_name("GPU")
+            ->expected(0, 1)
+            ->group("Resetting (gpukill reset, or gpukill --reset)");
+    add_reset_flags(*app, reset);
+    app->add_flag("--audit", compat_audit, "usage history and actions (same as `gpukill audit`)")
+        ->group("Auditing (gpukill audit, or gpukill --audit)");
+    add_audit_flags(*app, audit);
+    add_guard_cli(*app, guard_cli);
+    app->add_option("pids", positional_pids, "PIDs to stop (short form of gpukill kill --pid)");
+
+    // Subcommand options fall through to the app, so `gpukill list --json` and
+    // `gpukill --list --json` are the same parse.
+    list_command = app->add_subcommand("list", command_doc(Command::list).summary);
+    list_command->fallthrough();
+    doctor_command = app->add_subcommand("doctor", command_doc(Command::doctor).summary);
+    kill_command = app->add_subcommand("kill", command_doc(Command::kill).summary);
+    kill_command->fallthrough();
+    kill_command->add_option("pids", kill_pids, "PIDs to stop");
+    doctor_command->add_flag("--json", doctor_json, "one JSON document");
+    reset_command = app->add_subcommand("reset", command_doc(Command::reset).summary);
+    reset_command->fallthrough();
+    reset_command->add_option("gpus", reset_gpus, "the GPUs to reset (index, UUID or bus id)");
+    audit_command = app->add_subcommand("audit", command_doc(Command::audit).summary);
+    audit_command->fallthrough();
+    check_command = app->add_subcommand("check", command_doc(Command::check).summary);
+    check_command->add_flag("--json", check.json, "one JSON document");
+    check_command
+        ->add_option("--unaccounted-threshold", check.unaccounted_threshold,
+                     "memory no listed process accounts for, per GPU, above which it "
+                     "is a problem (default 256M)")
+        ->type_name("SIZE");
+    check_command
+        ->add_option("--allow-user", check.allowed_users,
+                     "a holder of another user is a problem (repeatable)")
+        ->type_name("USER");
+    check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
+    check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
+    check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
+}
+
+CommandLine::~CommandLine() = default;
+
+std::vector<OptionDoc> CommandLine::options_for(Command command) const {
+    std::vector<OptionDoc> own, everywhere;
+    const CLI::App* sub = nullptr;
+    switch (command) {
+        case Command::doctor:
+            sub = doctor_command;
+            break;
+        case Command::check:
+            sub = check_command;
+            break;
+        default:
+            break;
+    }
+    if (sub != nullptr) {
+        for (const CLI::Option* option : sub->get_options()) {
+            if (is_named(*option)) own.push_back(doc_of(*option));
+        }
+    }
+    for (const CLI::Option* option : app->get_options()) {
+        if (!is_named(*option)) continue;
+        OptionDoc doc = doc_of(*option);
+        if (applies_everywhere(doc)) {
+            everywhere.push_back(std::move(doc));
+            continue;
+        }
+        if (is_command_flag(doc.long_name)) continue;
+        const std::vector<Command>* scope = scope_of(doc.long_name);
+        const bool belongs = scope != nullptr
+                                 ? std::find(scope->begin(), scope->end(), command) != scope->end()
+                                 : command == Command::guard;  // the rest is guard's own
+        if (belongs) own.push_back(std::move(doc));
+    }
+    own.insert(own.end(), everywhere.begin(), everywhere.end());
+    return own;
+}
+
+std::vector<OptionDoc> CommandLine::common_options() const {
+    std::vector<OptionDoc> docs;
+    for (const CLI::Option* option : app->get_options()) {
+        if (!is_named(*option)) continue;
+        OptionDoc doc = doc_of(*option);
+        if (applies_everywhere(doc)) docs.push_back(std::move(doc));
+    }
+    return docs;
+}
+
+std::vector<OptionDoc> CommandLine::compatible_forms() const {
+    std::vector<OptionDoc> docs;
+    for (const CLI::Option* option : app->get_options()) {
+        if (!is_named(*option)) continue;
+        OptionDoc doc = doc_of(*option);
+        if (is_command_flag(doc.long_name)) docs.push_back(std::move(doc));
+    }
+    return docs;
+}
+
+std::vector<std::string> CommandLine::long_option_names() const {
+    std::vector<std::string> names;
+    const auto add = [&](const CLI::App& owner) {
+        for (const CLI::Option* option : owner.get_options()) {
+            for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+        }
+    };
+    add(*app);
+    for (const CLI::App* command : app->get_subcommands({})) add(*command);
+    return names;
+}
+
+}  // namespace gpukill::cli

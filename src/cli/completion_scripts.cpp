@@ -1,0 +1,203 @@
+#include "cli/completion_scripts.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "cli/command_docs.hpp"
+#include "cli/completion_values.hpp"
+
+namespace gpukill::cli {
+namespace {
+
+// What a value placeholder completes to: a bash compgen argument list, or empty for
+// a free value (a size, a regular expression: nothing to offer).
+struct ValueKind {
+    const char* bash;  // compgen arguments
+    const char* zsh;   // an _arguments action
+};
+
+ValueKind value_kind(const std::string& placeholder) {
+    if (placeholder == "GPU") {
+        return {"-W \"$(_gpukill_values gpus)\"", "_gpukill_gpus"};
+    }
+    if (placeholder == "PID") return {"-W \"$(_gpukill_values pids)\"", "_gpukill_pids"};
+    if (placeholder == "DIR") return {"-d", "_directories"};
+    if (placeholder == "FILE" || placeholder == "PATH") return {"-f", "_files"};
+    if (placeholder == "FORMAT") return {"-W 'table json'", "(table json)"};
+    if (placeholder == "VENDOR") return {"-W 'nvidia amd intel all'", "(nvidia amd intel all)"};
+    if (placeholder == "SIGNAL") {
+        return {"-W 'SIGTERM SIGINT SIGKILL SIGHUP SIGQUIT SIGUSR1 SIGUSR2'",
+                "(SIGTERM SIGINT SIGKILL SIGHUP SIGQUIT SIGUSR1 SIGUSR2)"};
+    }
+    if (placeholder == "ACTION") return {"-W 'warn terminate kill'", "(warn terminate kill)"};
+    return {"", " "};
+}
+
+std::vector<std::string> names_of(const OptionDoc& option) {
+    std::vector<std::string> names;
+    if (!option.short_name.empty()) names.push_back(option.short_name);
+    names.push_back(option.long_name);
+    names.insert(names.end(), option.aliases.begin(), option.aliases.end());
+    return names;
+}
+
+std::string joined_names(const std::vector<OptionDoc>& options) {
+    std::set<std::string> names;
+    for (const OptionDoc& option : options) {
+        for (const std::string& name : names_of(option)) names.insert(name);
+    }
+    names.insert("--help");
+    return fmt::format("{}", fmt::join(names, " "));
+}
+
+// zsh's _arguments reads [ ] : and quotes in a description as syntax.
+std::string zsh_description(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '[') {
+            out += '(';
+        } else if (c == ']') {
+            out += ')';
+        } else if (c == ':' || c == '\'' || c == '\\' || c == '`' || c == '$') {
+            out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+CompletionInput completion_input(const CommandLine& command_line) {
+    CompletionInput input;
+    for (Command command : kAllCommands) input.options[command] = command_line.options_for(command);
+    input.top_level = command_line.common_options();
+    for (OptionDoc& form : command_line.compatible_forms()) input.top_level.push_back(form);
+    return input;
+}
+
+std::string bash_completion(const CompletionInput& input) {
+    // Every option that takes a value, by what its value completes to.
+    std::map<std::string, std::set<std::string>> by_kind;
+    auto note_values = [&](const std::vector<OptionDoc>& options) {
+        for (const OptionDoc& option : options) {
+            if (option.value.empty()) continue;
+            for (const std::string& name : names_of(option)) {
+                by_kind[value_kind(option.value).bash].insert(name);
+            }
+        }
+    };
+    note_values(input.top_level);
+    for (const auto& [command, options] : input.options) note_values(options);
+
+    std::string out =
+        "# bash completion for gpukill. Generated from gpukill's option table by\n"
+        "# gpukill-docgen; do not edit.\n\n";
+    out += fmt::format("_gpukill_values() {{\n    command gpukill {} \"$1\" 2>/dev/null\n}}\n\n",
+                       kCompletionValuesCommand);
+    out += "_gpukill() {\n";
+    out += "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n";
+    out += "    local command= subcommand= i\n";
+    out += "    for ((i = 1; i < COMP_CWORD; i++)); do\n";
+    out += "        case ${COMP_WORDS[i]} in\n";
+    out += fmt::format("            {}|help)\n", fmt::join(command_words(), "|"));
+    out +=
+        "                if [[ -z $command ]]; then command=${COMP_WORDS[i]}; "
+        "elif [[ -z $subcommand ]]; then subcommand=${COMP_WORDS[i]}; fi ;;\n";
+    out += "            init|check|test|run)\n";
+    out +=
+        "                [[ $command == guard && -z $subcommand ]] && "
+        "subcommand=${COMP_WORDS[i]} ;;\n";
+    out += "        esac\n    done\n";
+    out += "    case $prev in\n";
+    for (const auto& [kind, names] : by_kind) {
+        out += fmt::format("        {})\n", fmt::join(names, "|"));
+        if (kind.empty()) {
+            out += "            COMPREPLY=()\n            return ;;\n";
+        } else {
+            out += fmt::format(
+                "            COMPREPLY=($(compgen {} -- \"$cur\"))\n            return ;;\n", kind);
+        }
+    }
+    out += "    esac\n";
+    out += "    local options\n    case $command in\n";
+    for (const auto& [command, options] : input.options) {
+        out += fmt::format("        {}) options=\"{}\" ;;\n", command_name(command),
+                           joined_names(options));
+    }
+    out += fmt::format("        *) options=\"{} --version\" ;;\n", joined_names(input.top_level));
+    out += "    esac\n";
+    out += "    if [[ $cur == -* ]]; then\n";
+    out += "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n        return\n    fi\n";
+    out += "    case $command in\n";
+    out += fmt::format("        '') COMPREPLY=($(compgen -W \"{} help\" -- \"$cur\")) ;;\n",
+                       fmt::join(command_words(), " "));
+    out += fmt::format("        help) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")) ;;\n",
+                       fmt::join(command_words(), " "));
+    out += "        kill) COMPREPLY=($(compgen -W \"$(_gpukill_values pids)\" -- \"$cur\")) ;;\n";
+    out += "        reset) COMPREPLY=($(compgen -W \"$(_gpukill_values gpus)\" -- \"$cur\")) ;;\n";
+    out += "        guard)\n";
+    out += "            case $subcommand in\n";
+    out += "                '') COMPREPLY=($(compgen -W \"init check test run\" -- \"$cur\")) ;;\n";
+    out += "                check) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n";
+    out += "            esac ;;\n";
+    out += "    esac\n}\n\ncomplete -F _gpukill gpukill\n";
+    return out;
+}
+
+std::string zsh_completion(const CompletionInput& input) {
+    std::string out =
+        "#compdef gpukill\n"
+        "# zsh completion for gpukill. Generated from gpukill's option table by\n"
+        "# gpukill-docgen; do not edit.\n\n";
+    out += fmt::format(
+        "_gpukill_gpus() {{\n    local -a values\n    values=(${{(f)\"$(gpukill {} gpus "
+        "2>/dev/null)\"}})\n    compadd -a values\n}}\n\n",
+        kCompletionValuesCommand);
+    out += fmt::format(
+        "_gpukill_pids() {{\n    local -a values\n    values=(${{(f)\"$(gpukill {} pids "
+        "2>/dev/null)\"}})\n    compadd -a values\n}}\n\n",
+        kCompletionValuesCommand);
+    auto specs = [](const std::vector<OptionDoc>& options) {
+        std::string text;
+        for (const OptionDoc& option : options) {
+            for (const std::string& name : names_of(option)) {
+                text +=
+                    fmt::format(" \\\n        '{}[{}]", name, zsh_description(option.description));
+                if (!option.value.empty()) {
+                    text += fmt::format(":{}:{}", option.value, value_kind(option.value).zsh);
+                }
+                text += "'";
+            }
+        }
+        return text;
+    };
+    out += "_gpukill() {\n    local -a commands\n    commands=(\n";
+    for (Command command : kAllCommands) {
+        out += fmt::format("        '{}:{}'\n", command_name(command),
+                           zsh_description(command_doc(command).summary));
+    }
+    out += "        'help:the options, examples and exit codes of a command'\n    )\n";
+    out += "    if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n";
+    out += "        _describe -t commands 'gpukill command' commands\n        return\n    fi\n";
+    out += "    local command=$words[2]\n    shift words\n    (( CURRENT-- ))\n";
+    out += "    case $command in\n";
+    for (const auto& [command, options] : input.options) {
+        std::string positional;
+        if (command == Command::kill) positional = " \\\n        '*:PID:_gpukill_pids'";
+        if (command == Command::reset) positional = " \\\n        '*:GPU:_gpukill_gpus'";
+        if (command == Command::guard) {
+            positional = " \\\n        '1:subcommand:(init check test run)' '*:file:_files'";
+        }
+        out += fmt::format("        {})\n            _arguments -s{}{} ;;\n", command_name(command),
+                           specs(options), positional);
+    }
+    out += "        help) _describe -t commands 'gpukill command' commands ;;\n";
+    out += fmt::format("        *) _arguments -s{} ;;\n", specs(input.top_level));
+    out += "    esac\n}\n\n_gpukill \"$@\"\n";
+    return out;
+}
+
+}  // namespace gpukill::cli

@@ -1,0 +1,57 @@
+// gpukill-docgen OUTDIR: writes the man pages and the shell completions from the
+// command line's own option table (cli/command_line.hpp), at build time, so the
+// installed documentation is exactly what the installed binary parses:
+//   OUTDIR/man/man1/gpukill.1, OUTDIR/man/man1/gpukill-CMD.1
+//   OUTDIR/bash-completion/completions/gpukill
+//   OUTDIR/zsh/vendor-completions/_gpukill
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/command_docs.hpp"
+#include "cli/command_line.hpp"
+#include "cli/completion_scripts.hpp"
+#include "cli/man_page.hpp"
+
+namespace {
+
+bool write_file(const std::filesystem::path& path, const std::string& text) {
+    std::error_code made;
+    std::filesystem::create_directories(path.parent_path(), made);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+        std::fprintf(stderr, "gpukill-docgen: cannot write %s\n", path.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace gpukill::cli;
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: gpukill-docgen OUTDIR\n");
+        return 3;
+    }
+    const std::filesystem::path root = argv[1];
+    const CommandLine command_line;
+    const std::string version = GPUKILL_VERSION;
+    bool ok = write_file(root / "man/man1/gpukill.1",
+                         top_level_man_page(command_line.common_options(),
+                                            command_line.compatible_forms(), version));
+    for (Command command : kAllCommands) {
+        ok =
+            write_file(root / "man/man1" / (std::string("gpukill-") + command_name(command) + ".1"),
+                       command_man_page(command_doc(command), command_line.options_for(command),
+                                        version)) &&
+            ok;
+    }
+    const CompletionInput input = completion_input(command_line);
+    ok = write_file(root / "bash-completion/completions/gpukill", bash_completion(input)) && ok;
+    ok = write_file(root / "zsh/vendor-completions/_gpukill", zsh_completion(input)) && ok;
+    return ok ? 0 : 1;
+}
