@@ -57,7 +57,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope, Output
         if (options.json) {
             print_json(usage_summary_json(scope, weights, summary));
         } else {
-            print_text(usage_summary_table(scope, weights, summary, width));
+            print_text(usage_summary_table(scope, weights, summary, width), width);
         }
         return;
     }
@@ -65,7 +65,7 @@ void render_history(const AuditOptions& options, const AuditScope& scope, Output
     if (options.json) {
         print_json(process_usage_json(scope, weights, usage));
     } else {
-        print_text(process_usage_table(scope, weights, usage, width));
+        print_text(process_usage_table(scope, weights, usage, width), width);
     }
 }
 
@@ -87,7 +87,7 @@ int run_history(const GlobalOptions& global, const AuditOptions& options, AuditS
         if (options.json) {
             render_history(options, scope, global.output_width, {}, {}, usage->weights);
         } else {
-            print_text(usage->why_unavailable + "\n");
+            print_text(usage->why_unavailable + "\n", global.output_width);
         }
         return exit_code::ok;
     }
@@ -113,17 +113,17 @@ int run_actions(const GlobalOptions& global, const AuditOptions& options, AuditS
         if (options.json) {
             print_json(actions_json(scope, {}));
         } else {
-            print_text(
-                fmt::format("No actions recorded at {} yet; gpukill kill and reset "
-                            "record theirs there.\n",
-                            scope.source));
+            print_text(fmt::format("No actions recorded at {} yet; gpukill kill and reset "
+                                   "record theirs there.\n",
+                                   scope.source),
+                       global.output_width);
         }
         return exit_code::ok;
     }
     if (options.json) {
         print_json(actions_json(scope, actions->log));
     } else {
-        print_text(actions_table(scope, actions->log, global.output_width));
+        print_text(actions_table(scope, actions->log, global.output_width), global.output_width);
     }
     return exit_code::ok;
 }

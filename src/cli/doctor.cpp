@@ -163,10 +163,13 @@ int run_doctor(const GlobalOptions& global, bool json) {
         }
         print_json_result(document);
     } else {
+        std::string text;
         for (const DoctorCheck& check : checks) {
-            fmt::print("[{:>4}] {}: {}\n", to_string(check.level), check.name, check.detail);
-            if (check.advice) fmt::print("       -> {}\n", *check.advice);
+            text +=
+                fmt::format("[{:>4}] {}: {}\n", to_string(check.level), check.name, check.detail);
+            if (check.advice) text += fmt::format("       -> {}\n", *check.advice);
         }
+        std::fputs(fit_to_width(text, global.output_width).c_str(), stdout);
     }
     bool failed = std::any_of(checks.begin(), checks.end(),
                               [](const DoctorCheck& c) { return c.level == CheckLevel::fail; });

@@ -176,11 +176,12 @@ int run_init(const GlobalOptions& global, const GuardOptions& options,
         return report_error(written.error());
     }
     if (written->audit_problem) print_error("warning: " + *written->audit_problem);
-    fmt::print(
+    const std::string text_out = fmt::format(
         "wrote {} (mode dry-run: guard run only logs what it would do)\n"
         "next: gpukill guard test    what it would do now\n"
         "      gpukill guard run     the loop; gpukill --guard-enforce when it should act\n",
         path);
+    std::fputs(fit_to_width(text_out, global.output_width).c_str(), stdout);
     return exit_code::ok;
 }
 

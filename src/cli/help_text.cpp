@@ -84,7 +84,7 @@ std::string top_level_help(const std::vector<OptionDoc>& common,
         "A command's options, examples and exit codes: gpukill help COMMAND (or gpukill "
         "COMMAND --help, man gpukill-COMMAND).",
         0, width);
-    return out;
+    return fit_to_width(out, width);
 }
 
 std::string command_help(const CommandDoc& doc, const std::vector<OptionDoc>& options,
@@ -122,7 +122,7 @@ std::string command_help(const CommandDoc& doc, const std::vector<OptionDoc>& op
     for (const ExitCodeDoc& code : doc.exit_codes) out += entry(code.code, code.meaning, width, 8);
     out += "\n";
     out += paragraph(fmt::format("More: man gpukill-{}; {}.", name, doc.see_also), 0, width);
-    return out;
+    return fit_to_width(out, width);  // a usage line longer than the terminal
 }
 
 }  // namespace gpukill::cli

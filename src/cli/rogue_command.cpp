@@ -96,7 +96,8 @@ int run_rogue(const GlobalOptions& global, const AuditOptions& options,
         print_error(loaded.error().what);
         return rogue_config_error_exit_code(loaded.error());
     }
-    if (options.rogue_config_print) return print_rogue_config(*loaded, options.json);
+    if (options.rogue_config_print)
+        return print_rogue_config(*loaded, options.json, global.output_width);
     if (options.rogue_config_export) {
         if (options.json) {
             print_error("--rogue-export-config writes YAML; use --rogue-config --json for JSON");

@@ -31,7 +31,7 @@ int rogue_config_error_exit_code(const Error& error) {
     }
 }
 
-int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json) {
+int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json, OutputWidth width) {
     if (json) {
         const nlohmann::ordered_json document = {
             {"schema_version", detect::kRogueSchemaVersion},
@@ -44,7 +44,8 @@ int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json) {
     const std::string header =
         fmt::format("rogue-detection configuration in effect\nsource: {}\nsettings: docs/ROGUE.md",
                     loaded.source);
-    std::fputs(detect::rogue_config_yaml(loaded.config, header).c_str(), stdout);
+    std::fputs(fit_to_width(detect::rogue_config_yaml(loaded.config, header), width).c_str(),
+               stdout);
     return exit_code::ok;
 }
 

@@ -16,7 +16,10 @@ namespace gpukill::cli {
 // 3 for a file that is wrong (errno 0) or missing, 4 for one not permitted, else 1.
 int rogue_config_error_exit_code(const Error& error);
 
-int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json);
+// At a terminal, long flow sequences are wrapped between items (still valid YAML: a
+// flow sequence may span lines); the export is never wrapped.
+int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json,
+                       OutputWidth width = std::nullopt);
 int export_rogue_config(const detect::LoadedRogueConfig& loaded);
 int import_rogue_config(const GlobalOptions& global, const std::string& file, bool json,
                         const std::vector<std::string>& argv);

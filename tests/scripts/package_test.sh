@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The Debian package as a user gets it: `cpack -G DEB` from the build, unpacked into a
+# scratch root with dpkg-deb -x (no change to this machine), then the installed
+# gpukill runs: --version, `list --json` against a simulated host, its man pages are
+# there and render, its declared dependencies name the shared libraries, and its bash
+# completion completes commands, options, GPU indices and holder PIDs (compgen, as bash
+# does on Tab).
+# Usage: package_test.sh BUILD_DIR
+set -uo pipefail
+build=$(cd "$1" && pwd)
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+scratch=$(mktemp -d /tmp/gpukill-package-XXXXXX)
+workload=
+cleanup() {
+  [[ -n "$workload" ]] && kill "$workload" 2>/dev/null
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+(cd "$build" && cpack -G DEB -B "$scratch/out" >"$scratch/cpack.log" 2>&1) ||
+  { cat "$scratch/cpack.log"; echo "FAIL: cpack"; exit 1; }
+version=$(sed -nE 's/^set\(CPACK_PACKAGE_VERSION "([^"]+)"\)/\1/p' "$build/CPackConfig.cmake")
+deb="$scratch/out/gpukill_${version}_amd64.deb"
+[[ -f "$deb" ]] || { ls "$scratch/out"; echo "FAIL: no $deb"; exit 1; }
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libsqlite3-0; do
+  [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
+done
+
+root="$scratch/root"
+dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
+gpukill="$root/usr/bin/gpukill"
+[[ -x "$gpukill" ]] || fail "no /usr/bin/gpukill in the package"
+for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukill-guard \
+            gpukill-doctor gpukill-check; do
+  file="$root/usr/share/man/man1/$page.1"
+  if [[ ! -f "$file" && ! -f "$file.gz" ]]; then fail "no man page $page"; continue; fi
+  [[ -f "$file.gz" ]] && file="$file.gz"
+  MANWIDTH=80 man -l "$file" 2>/dev/null | grep -q "NAME" || fail "man $page does not render"
+done
+[[ -f "$root/usr/share/doc/gpukill/examples/guard.yaml" ]] || fail "no example guard.yaml"
+completion="$root/usr/share/bash-completion/completions/gpukill"
+[[ -f "$completion" ]] || fail "no bash completion"
+[[ -f "$root/usr/share/zsh/vendor-completions/_gpukill" ]] || fail "no zsh completion"
+
+"$gpukill" --version | grep -qE "^gpukill $version \(commit " || fail "--version: $("$gpukill" --version)"
+
+# The installed binary against a simulated host (gpusim and its driver from the build:
+# test tools, not in the package).
+sim="$scratch/sim"
+"$build/bin/gpusim" init --root "$sim" >/dev/null || fail "gpusim init"
+eval "$("$build/bin/gpusim" env --root "$sim")"
+export GPUKILL_STATE_DIR="$scratch/state" GPUKILL_CONFIG_DIR="$scratch/config"
+ready=$("$build/bin/gpusim" run --root "$sim" --gpu 1 --mem 1G --name trainer --background)
+workload=$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")
+[[ -n "$workload" ]] || fail "no workload: $ready"
+"$gpukill" list --json | jq -e --argjson pid "$workload" \
+  '(.gpus | length) == 2 and any(.processes[]; .pid == $pid)' >/dev/null ||
+  fail "installed gpukill list does not show the workload $workload"
+missing=$("$gpukill" guard test 2>&1 >/dev/null)
+[[ "$missing" == *"usr/share/doc/gpukill/examples/guard.yaml"* ]] ||
+  fail "the missing-policy hint does not name the installed example: $missing"
+
+# Bash completion, as Tab would run it: the installed gpukill first on PATH.
+completions() {
+  PATH="$root/usr/bin:$PATH" bash -c '
+    source "$1"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+    _gpukill
+    printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$@"
+}
+PATH="$root/usr/bin:$PATH" bash -c "source '$completion'; complete -p gpukill" |
+  grep -q "complete -F _gpukill gpukill" || fail "complete -p gpukill"
+[[ "$(completions gpukill li)" == "list" ]] || fail "gpukill li<Tab>: $(completions gpukill li)"
+completions gpukill list --de | grep -qx -- "--details" || fail "list --de<Tab>"
+completions gpukill kill --for | grep -qx -- "--force" || fail "kill --for<Tab>"
+[[ "$(completions gpukill list --gpu '' | tr '\n' ' ')" == "0 1 " ]] ||
+  fail "list --gpu <Tab>: $(completions gpukill list --gpu '')"
+completions gpukill kill '' | grep -qx "$workload" || fail "kill <Tab> lacks holder $workload"
+completions gpukill list --vendor a | grep -qx "amd" || fail "--vendor a<Tab>"
+completions gpukill guard '' | grep -qx "init" || fail "guard <Tab>"
+completions gpukill list --de | grep -q -- "--orphaned" && fail "list offers kill's --orphaned"
+
+if ((failures > 0)); then echo "$failures failure(s)"; exit 1; fi
+echo "package test passed: $(basename "$deb")"
