@@ -32,6 +32,16 @@ std::size_t display_width(std::string_view text) {
         std::count_if(text.begin(), text.end(), [](char c) { return !is_continuation_byte(c); }));
 }
 
+std::size_t widest_line(std::string_view text) {
+    std::size_t widest = 0;
+    while (!text.empty()) {
+        const std::size_t end = std::min(text.find('\n'), text.size());
+        widest = std::max(widest, display_width(text.substr(0, end)));
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return widest;
+}
+
 std::vector<std::string> wrap_words(std::string_view text, std::size_t width) {
     width = std::max<std::size_t>(width, 1);
     std::vector<std::string> lines;

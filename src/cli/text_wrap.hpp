@@ -16,6 +16,9 @@ using OutputWidth = std::optional<std::size_t>;
 
 std::size_t display_width(std::string_view text);
 
+// The display width of the widest line of `text`.
+std::size_t widest_line(std::string_view text);
+
 // `text` in lines of at most `width` columns, broken at spaces; a word longer than a
 // line is broken where it must be.
 std::vector<std::string> wrap_words(std::string_view text, std::size_t width);

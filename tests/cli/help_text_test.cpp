@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include <set>
-#include <sstream>
 
 #include "cli/command_docs.hpp"
 #include "cli/command_line.hpp"
@@ -17,15 +16,6 @@
 
 namespace gpukill::cli {
 namespace {
-
-std::size_t widest_line(const std::string& text) {
-    std::istringstream lines(text);
-    std::size_t widest = 0;
-    for (std::string line; std::getline(lines, line);) {
-        widest = std::max(widest, display_width(line));
-    }
-    return widest;
-}
 
 TEST(HelpText, EveryParsedOptionIsDocumentedForSomeCommandOrEverywhere) {
     const CommandLine command_line;

@@ -3,22 +3,11 @@
 // a width nothing changes.
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "cli/text_table.hpp"
 #include "cli/text_wrap.hpp"
 
 namespace gpukill::cli {
 namespace {
-
-std::size_t widest_line(const std::string& text) {
-    std::istringstream lines(text);
-    std::size_t widest = 0;
-    for (std::string line; std::getline(lines, line);) {
-        widest = std::max(widest, display_width(line));
-    }
-    return widest;
-}
 
 TEST(TextWrap, WrapsAtSpacesAndBreaksAWordLongerThanTheLine) {
     EXPECT_EQ(wrap_words("one two three four", 9),
