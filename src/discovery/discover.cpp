@@ -61,14 +61,10 @@ Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends) {
     return merge_snapshot(std::move(inputs));
 }
 
-Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
-                  DiscoveryState* state) {
-    MergeInputs inputs;
-    inputs.host = host_name();
-    inputs.timestamp_unix_ms = now_unix_ms();
-    read_backends(backends, inputs);
+namespace {
 
-    SweepResult sweep = sweep_device_holders(roots);
+Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, MergeInputs inputs,
+                              SweepResult sweep) {
     // NVML opens the device nodes inside gpukill itself: it is an observer, not a holder.
     std::erase_if(sweep.holders, [](const DeviceHolder& h) { return h.pid == getpid(); });
     inputs.processes_scanned = sweep.processes_scanned;
@@ -127,6 +123,30 @@ Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Back
     if (auto boot = read_boot_time_unix(roots)) snapshot.boot_time_unix_s = *boot;
     snapshot.clock_ticks_per_second = clock_ticks_per_second();
     return snapshot;
+}
+
+MergeInputs read_gpus_now(const std::vector<std::unique_ptr<Backend>>& backends) {
+    MergeInputs inputs;
+    inputs.host = host_name();
+    inputs.timestamp_unix_ms = now_unix_ms();
+    read_backends(backends, inputs);
+    return inputs;
+}
+
+}  // namespace
+
+Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
+                  DiscoveryState* state) {
+    MergeInputs inputs = read_gpus_now(backends);  // first: the sweep then sees at least them
+    return discover_after_sweep(roots, state, std::move(inputs), sweep_device_holders(roots));
+}
+
+Snapshot discover_processes(const HostRoots& roots,
+                            const std::vector<std::unique_ptr<Backend>>& backends,
+                            const std::vector<pid_t>& pids) {
+    MergeInputs inputs = read_gpus_now(backends);
+    return discover_after_sweep(roots, nullptr, std::move(inputs),
+                                sweep_device_holders_of(roots, pids));
 }
 
 }  // namespace gpukill

@@ -23,6 +23,13 @@ struct DiscoveryState {
 Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
                   DiscoveryState* state = nullptr);
 
+// The same, with only `pids` swept for device files (a kill of named processes and
+// their descendants): the GPUs, the drivers' process lists and those processes' holds.
+// Holders outside `pids` are absent, and the visibility counts cover `pids` only.
+Snapshot discover_processes(const HostRoots& roots,
+                            const std::vector<std::unique_ptr<Backend>>& backends,
+                            const std::vector<pid_t>& pids);
+
 // The GPUs and the drivers' process lists only: no /proc sweep, no process details.
 // For re-sampling memory quickly (verification); device-file holders are absent.
 Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends);

@@ -50,6 +50,14 @@ Snapshot Engine::discover_host() {
     return snapshot;
 }
 
+Snapshot Engine::discover_processes(const std::vector<pid_t>& pids) {
+    Snapshot snapshot = gpukill::discover_processes(config_.roots, backends_, pids);
+    snapshot.timestamp_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
+            .count();
+    return snapshot;
+}
+
 Result<reclaim::ProtectedList> Engine::protected_list() const {
     auto list = config::load_protected_list(config_.config_dir);
     if (!list && list.error().errno_value != 0) {

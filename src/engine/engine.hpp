@@ -87,6 +87,8 @@ class Engine {
     const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
     // Stamped with the engine's clock, as everything the engine records.
     Snapshot discover_host();
+    // The GPUs, and device-file holders among `pids` only (discover_processes).
+    Snapshot discover_processes(const std::vector<pid_t>& pids);
     Snapshot discover_gpu_memory() const { return discover_gpus(backends_); }
     // The trail of one request; `command` is what was asked, in the interface's words.
     // `run_id` continues an earlier request's run (a preview and its execution).

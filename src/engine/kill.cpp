@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstring>
 
 #include "audit/reclaim_records.hpp"
@@ -16,7 +17,52 @@
 #include "reclaim/safety_context.hpp"
 
 namespace gpukill::engine {
-namespace {}  // namespace
+namespace {
+
+struct PlanInputs {
+    Snapshot snapshot;
+    std::vector<ProcessInfo> table;
+};
+
+// The PIDs among the --pid arguments as typed; the others are refused by the plan.
+std::vector<pid_t> named_pids(const std::vector<std::string>& arguments) {
+    std::vector<pid_t> pids;
+    for (const std::string& argument : arguments) {
+        pid_t pid = 0;
+        const auto [end, error] =
+            std::from_chars(argument.data(), argument.data() + argument.size(), pid);
+        if (error == std::errc() && end == argument.data() + argument.size() && pid > 0) {
+            pids.push_back(pid);
+        }
+    }
+    return pids;
+}
+
+// What the plan is built from. A kill of named PIDs alone reads those processes, their
+// descendants and what they hold, so it costs the same on a node with thousands of
+// processes as on an idle one: nothing the plan looks at lies outside that family
+// (targets, their workers, --tree; safety reads gpukill's own ancestors itself). A
+// selector, --gpu or --group must look at every process, and sweeps the host.
+Result<PlanInputs> plan_inputs(Engine& engine, const reclaim::Selectors& selectors,
+                               bool gpu_given) {
+    const HostRoots& roots = engine.config().roots;
+    if (!selectors.has_match_selector() && !gpu_given && !selectors.group) {
+        PlanInputs inputs;
+        inputs.table = read_process_family(roots, named_pids(selectors.pid_arguments));
+        std::vector<pid_t> family;
+        family.reserve(inputs.table.size());
+        for (const ProcessInfo& info : inputs.table) family.push_back(info.pid);
+        inputs.snapshot = engine.discover_processes(family);
+        return inputs;
+    }
+    PlanInputs inputs{.snapshot = engine.discover_host(), .table = {}};
+    auto table = read_process_table(roots);
+    if (!table) return std::unexpected(as(ErrorCategory::unavailable, table.error()));
+    inputs.table = std::move(*table);
+    return inputs;
+}
+
+}  // namespace
 
 bool valid_timeout_seconds(double seconds) {
     return seconds >= 0 && seconds <= 3600;
@@ -67,14 +113,15 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     auto protected_list = engine.protected_list();
     if (!protected_list) return std::unexpected(protected_list.error());
 
-    Snapshot before = engine.discover_host();
+    auto inputs = plan_inputs(engine, selectors, request.gpu.has_value());
+    if (!inputs) return std::unexpected(inputs.error());
+    Snapshot& before = inputs->snapshot;
     if (request.gpu) {
         auto index = resolve_gpu_selector(*request.gpu, before.gpus);
         if (!index) return std::unexpected(as(ErrorCategory::not_found, index.error()));
         selectors.gpu = *index;
     }
-    auto table = read_process_table(config.roots);
-    if (!table) return std::unexpected(as(ErrorCategory::unavailable, table.error()));
+    const std::vector<ProcessInfo>* table = &inputs->table;
     reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
     if (!safety.procfs_is_own_pid_namespace) {
         return fail(ErrorCategory::unsupported,

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <expected>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -147,91 +148,139 @@ std::expected<std::uint64_t, int> start_time_beside(int fd_dir) {
 
 }  // namespace
 
-SweepResult sweep_device_holders(const HostRoots& roots) {
-    SweepResult result;
+namespace {
 
-    auto proc = open_dir_at(AT_FDCWD, roots.procfs.c_str());
-    if (!proc) {
-        result.error = os_error("cannot list " + roots.procfs, proc.error().errno_value);
-        return result;
+// One sweep's working state: the open procfs, the devfs prefix, and the buffers every
+// process's scan reuses (two listings are open at once: procfs, and one process's fds).
+class HolderScanner {
+  public:
+    HolderScanner(const HostRoots& roots, SweepResult& result)
+        : result_(result),
+          devfs_(canonical_devfs(roots.devfs)),
+          prefix_(devfs_ + "/"),
+          proc_buffer_(std::make_unique<char[]>(kDentsBufferSize)),
+          fd_buffer_(std::make_unique<char[]>(kDentsBufferSize)),
+          proc_reader_(proc_buffer_.get()),
+          fd_reader_(fd_buffer_.get()) {
+        auto proc = open_dir_at(AT_FDCWD, roots.procfs.c_str());
+        if (!proc) {
+            result_.error = os_error("cannot list " + roots.procfs, proc.error().errno_value);
+            return;
+        }
+        proc_ = std::move(*proc);
     }
 
-    const std::string devfs = canonical_devfs(roots.devfs);
-    const std::string prefix = devfs + "/";
+    bool opened() const { return static_cast<bool>(proc_); }
 
-    // Two listings are open at once (procfs, and one process's fds), so two buffers.
-    auto proc_buffer = std::make_unique<char[]>(kDentsBufferSize);
-    auto fd_buffer = std::make_unique<char[]>(kDentsBufferSize);
-    DentsReader proc_reader(proc_buffer.get());
-    DentsReader fd_reader(fd_buffer.get());
-    char link[PATH_MAX];
-    std::vector<DeviceNode> nodes;
-    std::vector<DrmFd> drm_fds;
+    // Every process procfs lists; the errno of the listing, 0 when it completed.
+    int scan_all() {
+        return proc_reader_.for_each(proc_.get(), [&](const char* pid_name) {
+            if (pid_from_name(pid_name)) scan(pid_name);
+        });
+    }
 
-    const int list_errno = proc_reader.for_each(proc->get(), [&](const char* pid_name) {
+    // One process by its PID's decimal name: counted as scanned, and as a holder, denied
+    // or unreadable as it turns out; a process that is gone is only counted as vanished.
+    void scan(const char* pid_name) {
         const auto pid = pid_from_name(pid_name);
-        if (!pid) return;
         char path[32];
-        if (!fd_dir_path(pid_name, path)) return;
-        ++result.processes_scanned;
+        if (!pid || !fd_dir_path(pid_name, path)) return;
+        ++result_.processes_scanned;
 
-        const int fd_dir = ::openat(proc->get(), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const int fd_dir = ::openat(proc_.get(), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd_dir < 0) {
-            count_unread(result, *pid, errno);
+            count_unread(result_, *pid, errno);
             return;
         }
         const UniqueFd fd_dir_owner(fd_dir);
 
-        nodes.clear();
-        drm_fds.clear();
+        nodes_.clear();
+        drm_fds_.clear();
         // The directory can be listed while its links cannot be read (EACCES on another
         // user's process without ptrace rights, as for PID 1 in a container): that
         // process was not seen either, and is counted as such.
         int link_errno = 0;
-        const int fd_errno = fd_reader.for_each(fd_dir, [&](const char* fd_name) {
+        const int fd_errno = fd_reader_.for_each(fd_dir, [&](const char* fd_name) {
             if (fd_name[0] == '.') return;
-            const ssize_t n = ::readlinkat(fd_dir, fd_name, link, sizeof link);
+            const ssize_t n = ::readlinkat(fd_dir, fd_name, link_, sizeof link_);
             if (n < 0 && errno != ENOENT && link_errno == 0) link_errno = errno;
             // Closed since the listing, or a path too long to be a device node.
-            if (n <= 0 || static_cast<std::size_t>(n) >= sizeof link) return;
-            const std::string_view target(link, static_cast<std::size_t>(n));
-            if (!target.starts_with(prefix)) return;  // the common case: not under devfs
+            if (n <= 0 || static_cast<std::size_t>(n) >= sizeof link_) return;
+            const std::string_view target(link_, static_cast<std::size_t>(n));
+            if (!target.starts_with(prefix_)) return;  // the common case: not under devfs
 
-            auto node = classify_device_path(target, devfs);
+            auto node = classify_device_path(target, devfs_);
             if (!node) return;
-            const std::size_t index = index_of(nodes, node->relative_path);
-            if (index == nodes.size()) nodes.push_back(std::move(*node));
+            const std::size_t index = index_of(nodes_, node->relative_path);
+            if (index == nodes_.size()) nodes_.push_back(std::move(*node));
             // DRM fds are remembered for their fdinfo (the driver's per-client usage).
-            if (!is_drm_node(nodes[index].kind)) return;
-            if (auto fd = text::parse_int<int>(fd_name)) drm_fds.push_back(DrmFd{*fd, index});
+            if (!is_drm_node(nodes_[index].kind)) return;
+            if (auto fd = text::parse_int<int>(fd_name)) drm_fds_.push_back(DrmFd{*fd, index});
         });
         if (fd_errno != 0) {
             // Typically ENOENT: the process exited while its fds were listed, and so
             // holds nothing any more; its partial list is dropped.
-            count_unread(result, *pid, fd_errno);
+            count_unread(result_, *pid, fd_errno);
             return;
         }
-        if (link_errno != 0) count_unread(result, *pid, link_errno);
-        if (nodes.empty()) return;
+        if (link_errno != 0) count_unread(result_, *pid, link_errno);
+        if (nodes_.empty()) return;
         // Only holders pay for this: stat through the fd directory's parent stays bound
         // to the process whose fds were read, so a reused PID cannot lend its identity.
         auto start_time = start_time_beside(fd_dir);
         if (!start_time) {
             // Out of descriptors here hid every holder while reporting a complete view.
-            count_unread(result, *pid, start_time.error());
+            count_unread(result_, *pid, start_time.error());
             return;
         }
+        result_.holders.push_back(
+            DeviceHolder{*pid, std::move(nodes_), *start_time, std::move(drm_fds_)});
+        nodes_ = {};
+        drm_fds_ = {};
+    }
 
-        result.holders.push_back(
-            DeviceHolder{*pid, std::move(nodes), *start_time, std::move(drm_fds)});
-        nodes = {};
-        drm_fds = {};
-    });
-    if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);
+  private:
+    SweepResult& result_;
+    std::string devfs_;
+    std::string prefix_;
+    UniqueFd proc_;
+    std::unique_ptr<char[]> proc_buffer_;
+    std::unique_ptr<char[]> fd_buffer_;
+    DentsReader proc_reader_;
+    DentsReader fd_reader_;
+    char link_[PATH_MAX];
+    std::vector<DeviceNode> nodes_;
+    std::vector<DrmFd> drm_fds_;
+};
 
+void finish(const HostRoots& roots, SweepResult& result) {
     std::sort(result.holders.begin(), result.holders.end(),
               [](const DeviceHolder& a, const DeviceHolder& b) { return a.pid < b.pid; });
     resolve_drm_parents(roots, result.holders);
+}
+
+}  // namespace
+
+SweepResult sweep_device_holders(const HostRoots& roots) {
+    SweepResult result;
+    HolderScanner scanner(roots, result);
+    if (!scanner.opened()) return result;
+    if (const int list_errno = scanner.scan_all(); list_errno != 0) {
+        result.error = os_error("cannot list " + roots.procfs, list_errno);
+    }
+    finish(roots, result);
+    return result;
+}
+
+SweepResult sweep_device_holders_of(const HostRoots& roots, const std::vector<pid_t>& pids) {
+    SweepResult result;
+    HolderScanner scanner(roots, result);
+    if (!scanner.opened()) return result;
+    for (pid_t pid : std::set<pid_t>(pids.begin(), pids.end())) {
+        if (pid <= 0) continue;
+        scanner.scan(std::to_string(pid).c_str());
+    }
+    finish(roots, result);
     return result;
 }
 

@@ -39,4 +39,8 @@ struct SweepResult {
 // drm_fdinfo_reader.hpp); other fds cost nothing more than before.
 SweepResult sweep_device_holders(const HostRoots& roots);
 
+// The same for the named processes only (a kill of known PIDs and their descendants):
+// work proportional to them, not to the host. A PID that does not exist is not counted.
+SweepResult sweep_device_holders_of(const HostRoots& roots, const std::vector<pid_t>& pids);
+
 }  // namespace gpukill

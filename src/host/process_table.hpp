@@ -15,4 +15,13 @@ namespace gpukill {
 // missing from it is simply not selectable. Fails only when procfs cannot be listed.
 Result<std::vector<ProcessInfo>> read_process_table(const HostRoots& roots);
 
+// The named processes and all their descendants, found through
+// /proc/PID/task/TID/children (every thread's), sorted by PID: for a kill of known PIDs,
+// work proportional to them and their workers instead of to the host. The same entries
+// read_process_table would give for those processes; a PID that does not exist is left
+// out. A child forked between reading its parent's children and now is not seen: the
+// table is a moment, as read_process_table's is.
+std::vector<ProcessInfo> read_process_family(const HostRoots& roots,
+                                             const std::vector<pid_t>& pids);
+
 }  // namespace gpukill
