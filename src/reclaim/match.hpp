@@ -28,8 +28,8 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
 
 // Whether the process matches every match selector given (true when none is). `holder`
 // is its snapshot entry (GPU ties), null for a process that holds no GPU. --gpu N takes
-// only known ties to GPU N, never an any_amd_gpu one. --filter is
-// searched in comm and in the arguments joined by spaces.
+// only known ties to GPU N, never an any_amd_gpu one. --filter is searched in comm and in
+// the arguments joined by spaces.
 bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProcess* holder);
 
 // Whether the process fails --gpu N only because its tie to GPU N is uncertain (it holds

@@ -27,6 +27,13 @@ const nlohmann::json* kfd_listed(const nlohmann::json& doc, pid_t pid) {
     return nullptr;
 }
 
+// The workload's entry in `gpukill list --json`; null when it is not listed.
+nlohmann::json kfd_listing(const SimulatedHost& host, const Workload& job) {
+    auto doc = host.list_json();
+    const nlohmann::json* p = kfd_listed(doc, job.pid());
+    return p == nullptr ? nlohmann::json() : *p;
+}
+
 // The kill document's entries for `pid` (targets and refusals).
 std::vector<nlohmann::json> kfd_entries(const nlohmann::json& kill_doc, pid_t pid) {
     std::vector<nlohmann::json> entries;
@@ -46,17 +53,15 @@ nlohmann::json kfd_dry_run(const SimulatedHost& host, unsigned gpu) {
 TEST(KfdHost, ARenderNodeAndKfdVramPlaceAProcessOnItsGpuOnly) {
     SimulatedHost host(kTwoAmdHost);
     Workload job = host.run({"--drm", "0", "--kfd-vram", "2G", "--name", "rocm_known"});
-    auto doc = host.list_json();
-    const nlohmann::json* p = kfd_listed(doc, job.pid());
-    ASSERT_NE(p, nullptr) << doc.dump(2);
-    ASSERT_EQ((*p)["gpus"].size(), 1u) << p->dump(2);
-    const auto& use = (*p)["gpus"][0];
+    auto p = kfd_listing(host, job);
+    ASSERT_EQ(p["gpus"].size(), 1u) << p.dump(2);
+    const auto& use = p["gpus"][0];
     EXPECT_EQ(use["index"], kAmd0);
     EXPECT_EQ(use["attribution"], "this_gpu");
     EXPECT_EQ(use["seen_by"], nlohmann::json({"driver", "device_file"}));
     EXPECT_EQ(use["memory_bytes"], 2 * kKfdGiB);  // kfd's vram_<gpu_id>
     EXPECT_EQ(use["driver_kind"], "compute");
-    EXPECT_EQ(doc["gpus"][kAmd1]["process_count"], 0);
+    EXPECT_EQ(host.list_json()["gpus"][kAmd1]["process_count"], 0);
 
     auto other = kfd_dry_run(host, kAmd1);
     EXPECT_TRUE(kfd_entries(other, job.pid()).empty()) << other.dump(2);
@@ -70,24 +75,20 @@ TEST(KfdHost, ARenderNodeAndKfdVramPlaceAProcessOnItsGpuOnly) {
 TEST(KfdHost, KfdVramAlonePlacesAProcessWithoutARenderNode) {
     SimulatedHost host(kTwoAmdHost);
     Workload job = host.run({"--drm", "1", "--kfd-only", "--kfd-vram", "1G"});
-    auto doc = host.list_json();
-    const nlohmann::json* p = kfd_listed(doc, job.pid());
-    ASSERT_NE(p, nullptr) << doc.dump(2);
-    ASSERT_EQ((*p)["gpus"].size(), 1u) << p->dump(2);
-    EXPECT_EQ((*p)["gpus"][0]["index"], kAmd1);
-    EXPECT_EQ((*p)["gpus"][0]["attribution"], "this_gpu");
-    EXPECT_EQ((*p)["device_files"], nlohmann::json({host.root() + "/dev/kfd"}));
+    auto p = kfd_listing(host, job);
+    ASSERT_EQ(p["gpus"].size(), 1u) << p.dump(2);
+    EXPECT_EQ(p["gpus"][0]["index"], kAmd1);
+    EXPECT_EQ(p["gpus"][0]["attribution"], "this_gpu");
+    EXPECT_EQ(p["device_files"], nlohmann::json({host.root() + "/dev/kfd"}));
 }
 
 TEST(KfdHost, KfdAloneIsListedOnEveryAmdGpuMarkedAndKillByGpuLeavesItOut) {
     SimulatedHost host(kTwoAmdHost);
     Workload job = host.run({"--drm", "0", "--kfd-only", "--name", "rocm_any"});
-    auto doc = host.list_json();
-    const nlohmann::json* p = kfd_listed(doc, job.pid());
-    ASSERT_NE(p, nullptr) << doc.dump(2);
-    ASSERT_EQ((*p)["gpus"].size(), 2u) << p->dump(2);
+    auto p = kfd_listing(host, job);
+    ASSERT_EQ(p["gpus"].size(), 2u) << p.dump(2);
     for (unsigned gpu : {kAmd0, kAmd1}) {
-        const auto& use = (*p)["gpus"][gpu];
+        const auto& use = p["gpus"][gpu];
         EXPECT_EQ(use["index"], gpu);
         EXPECT_EQ(use["attribution"], "any_amd_gpu");
         EXPECT_EQ(use["seen_by"], nlohmann::json({"device_file"}));
@@ -123,7 +124,7 @@ TEST(KfdHost, KfdAloneIsListedOnEveryAmdGpuMarkedAndKillByGpuLeavesItOut) {
 TEST(KfdHost, KfdEntriesVanishWithTheProcess) {
     SimulatedHost host(kTwoAmdHost);
     Workload job = host.run({"--drm", "0", "--kfd-vram", "1G"});
-    ASSERT_NE(kfd_listed(host.list_json(), job.pid()), nullptr);
+    ASSERT_EQ(kfd_listing(host, job)["gpus"].size(), 1u);
     job.kill_parent();  // SIGKILL: no chance to clean up after itself, as with the kernel's
     auto doc = host.list_json();
     EXPECT_EQ(kfd_listed(doc, job.pid()), nullptr) << doc.dump(2);
