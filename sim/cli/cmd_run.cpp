@@ -1,7 +1,7 @@
 // gpusim run --root DIR --gpu N --mem SIZE [--util PCT] [--workers K] [--ignore-term]
 //            [--term-delay SECS] [--name NAME] [--background]
-// gpusim run --root DIR --drm N [--workers K] [--ignore-term] [--term-delay SECS] [--name NAME]
-//            [--background]
+// gpusim run --root DIR --drm N [--kfd-only] [--kfd-vram SIZE] [--workers K] [--ignore-term]
+//            [--term-delay SECS] [--name NAME] [--background]
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -54,6 +54,12 @@ int cmd_run(const RunOptions& options, char** argv) {
         if (!parsed) return report(parsed.error());
         bytes = *parsed;
     }
+    std::optional<std::uint64_t> kfd_vram_bytes;
+    if (options.kfd_vram) {
+        auto parsed = parse_size(*options.kfd_vram);
+        if (!parsed) return report(parsed.error());
+        kfd_vram_bytes = *parsed;
+    }
     if (options.name && options.name->empty()) {
         return report(Error{kExitUsage, "--name must not be empty"});
     }
@@ -74,6 +80,8 @@ int cmd_run(const RunOptions& options, char** argv) {
     const WorkloadSpec spec{.root = root_at(options.root),
                             .gpu = options.gpu,
                             .drm_gpu = options.drm,
+                            .kfd_only = options.kfd_only,
+                            .kfd_vram_bytes = kfd_vram_bytes,
                             .bytes = bytes,
                             .util_percent = options.util_percent,
                             .workers = options.workers,

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "state/files.hpp"
@@ -225,6 +226,26 @@ Result<void> create_pci_device(const fs::path& sys, const DrmGpuSpec& gpu, const
     return {};
 }
 
+}  // namespace
+
+std::map<unsigned, unsigned> kfd_gpu_ids(const SimConfig& config) {
+    std::map<unsigned, unsigned> ids;
+    unsigned node = 1;  // node 0 is the CPU
+    for (unsigned i = 0; i < config.drm_gpus.size(); ++i) {
+        const DrmGpuSpec& gpu = config.drm_gpus[i];
+        if (gpu.driver != "amdgpu") continue;
+        ids[i] = 41000 + 1024 * node + (place_of(gpu).location_id & 1023);
+        ++node;
+    }
+    return ids;
+}
+
+std::filesystem::path kfd_proc_dir(const Root& root) {
+    return sys_dir(root) / "devices" / "virtual" / "kfd" / "kfd" / "proc";
+}
+
+namespace {
+
 // AMD's compute driver: node 0 is the CPU, then one node per amdgpu GPU, whose gpu_id is
 // the id kfd's proc/<pid>/vram_<gpu_id> files use and whose properties locate it on PCI.
 Result<void> create_kfd(const Root& root, const SimConfig& config) {
@@ -245,12 +266,13 @@ Result<void> create_kfd(const Root& root, const SimConfig& config) {
             });
     if (!made) return made;
     unsigned node = 1;
+    const std::map<unsigned, unsigned> gpu_ids = kfd_gpu_ids(config);
     for (unsigned i = 0; i < config.drm_gpus.size(); ++i) {
         const DrmGpuSpec& gpu = config.drm_gpus[i];
         if (gpu.driver != "amdgpu") continue;
         const PciPlace place = place_of(gpu);
         const fs::path dir = nodes / std::to_string(node);
-        const unsigned gpu_id = 41000 + 1024 * node + (place.location_id & 1023);
+        const unsigned gpu_id = gpu_ids.at(i);
         const std::string properties =
             "cpu_cores_count 0\nsimd_count 416\nmem_banks_count 1\nvendor_id " +
             std::to_string(gpu.vendor_id) + "\ndevice_id " + std::to_string(gpu.device_id) +
@@ -288,7 +310,8 @@ Result<void> create_drm_host(const Root& root, const SimConfig& config) {
 
 Result<void> remove_drm_host(const Root& root) {
     std::error_code error;
-    for (const fs::path& path : {sys_dir(root), root.dev_dir() / "dri", kfd_node(root)}) {
+    for (const fs::path& path :
+         {sys_dir(root), root.dev_dir() / "dri", kfd_node(root), root.state_dir() / "kfd"}) {
         fs::remove_all(path, error);
         if (error)
             return fail(kExitFailure, "cannot remove " + path.string() + ": " + error.message());

@@ -40,9 +40,14 @@ int run(int argc, char** argv) {
     CLI::Option* run_gpu = run_cmd->add_option("--gpu", run.gpu, "GPU index");
     CLI::Option* run_mem =
         run_cmd->add_option("--mem", run.memory, "Memory to allocate: 1024, 512M, 1.5G, 4G");
-    run_cmd->add_option("--drm", run.drm, "DRM GPU index (scenario drm_gpus), instead of --gpu")
-        ->excludes(run_gpu)
-        ->excludes(run_mem);
+    CLI::Option* run_drm =
+        run_cmd->add_option("--drm", run.drm, "DRM GPU index (scenario drm_gpus), instead of --gpu")
+            ->excludes(run_gpu)
+            ->excludes(run_mem);
+    run_cmd->add_flag("--kfd-only", run.kfd_only, "amdgpu: hold /dev/kfd, not the render node")
+        ->needs(run_drm);
+    run_cmd->add_option("--kfd-vram", run.kfd_vram, "amdgpu: VRAM shown in kfd's sysfs: 512M, 4G")
+        ->needs(run_drm);
     run_cmd->add_option("--util", run.util_percent, "Simulated utilisation (percent)")
         ->check(CLI::Range(0U, 100U));
     run_cmd->add_option("--workers", run.workers, "Forked workers sharing the GPU descriptors")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/drm_layout.hpp"
+#include "cli/kfd_process.hpp"
 #include "cli/ledger.hpp"
 #include "cli/stop_signals.hpp"
 #include "state/files.hpp"
@@ -98,7 +99,8 @@ Result<std::function<std::string(const std::vector<pid_t>&)>> use_nvidia_gpu(
     };
 }
 
-// Opens a DRM GPU's render node, and /dev/kfd on amdgpu.
+// Opens a DRM GPU's render node (unless kfd_only), and /dev/kfd on amdgpu; publishes the
+// process's kfd entry when asked.
 Result<std::function<std::string(const std::vector<pid_t>&)>> use_drm_gpu(const WorkloadSpec& spec,
                                                                           const SimConfig& config) {
     const unsigned index = *spec.drm_gpu;
@@ -106,10 +108,20 @@ Result<std::function<std::string(const std::vector<pid_t>&)>> use_drm_gpu(const 
         return fail(kExitDevice, "no DRM GPU " + std::to_string(index) + " (this host has " +
                                      std::to_string(config.drm_gpus.size()) + ")");
     }
-    std::vector<std::filesystem::path> nodes = {drm_render_node(spec.root, index)};
-    if (config.drm_gpus[index].driver == "amdgpu") nodes.push_back(kfd_node(spec.root));
+    const bool amdgpu = config.drm_gpus[index].driver == "amdgpu";
+    if ((spec.kfd_only || spec.kfd_vram_bytes) && !amdgpu) {
+        return fail(kExitUsage, "--kfd-only and --kfd-vram need an amdgpu GPU; DRM GPU " +
+                                    std::to_string(index) + " is " + config.drm_gpus[index].driver);
+    }
+    std::vector<std::filesystem::path> nodes;
+    if (!spec.kfd_only) nodes.push_back(drm_render_node(spec.root, index));
+    if (amdgpu) nodes.push_back(kfd_node(spec.root));
     for (const auto& node : nodes) {
         if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
+    }
+    if (spec.kfd_vram_bytes) {
+        auto published = publish_kfd_process(spec.root, config, index, *spec.kfd_vram_bytes);
+        if (!published) return std::unexpected(published.error());
     }
     auto stat = read_proc_stat(static_cast<int>(::getpid()));
     if (!stat) return fail(kExitFailure, "cannot read this process's start time");

@@ -19,6 +19,12 @@ struct WorkloadSpec {
     // node (and /dev/kfd on amdgpu, as a ROCm program does) but allocates nothing: a DRM
     // driver accounts memory per open file in fdinfo, which only the kernel can write.
     std::optional<unsigned> drm_gpu;
+    // amdgpu only: hold /dev/kfd and not the render node, so nothing but kfd's own sysfs
+    // (if anything) says which AMD GPU the process uses.
+    bool kfd_only = false;
+    // amdgpu only: this many bytes of VRAM on drm_gpu in kfd's sysfs (kfd_process.hpp).
+    // Without it the process has no kfd entry, as when kfd's sysfs cannot be read.
+    std::optional<std::uint64_t> kfd_vram_bytes;
     std::uint64_t bytes = 0;
     unsigned util_percent = 0;
     unsigned workers = 0;

@@ -44,7 +44,8 @@ std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
     std::uint64_t best_memory = 0;
     for (const SnapshotProcess& process : snapshot.processes) {
         const ProcessGpuUse* use = use_on(process, gpu.index);
-        if (use == nullptr) continue;
+        // One that may be on any AMD GPU is not this GPU's top process.
+        if (use == nullptr || !use->known()) continue;
         std::uint64_t memory = use->memory_bytes.value_or(0);
         if (best == nullptr || memory > best_memory) {
             best = &process;
@@ -104,6 +105,7 @@ std::vector<std::string> gpu_notes(const Snapshot& snapshot, const Gpu& gpu) {
 }
 
 std::string seen_by_cell(const ProcessGpuUse& use) {
+    if (!use.known()) return "kfd (any AMD GPU) †";
     if (use.seen_by.driver && use.seen_by.device_file) return "driver+file";
     if (use.seen_by.driver) return "driver";
     return "file only *";
@@ -140,6 +142,7 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
     };
     std::vector<Row> rows;
     bool any_file_only = false;
+    bool any_uncertain = false;
     for (const SnapshotProcess& process : snapshot.processes) {
         const ProcessInfo& info = process.info;
         auto started = process_start_unix_ms(snapshot, info);
@@ -170,7 +173,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
             continue;
         }
         for (const ProcessGpuUse& use : process.gpus) {
-            if (!use.seen_by.driver) any_file_only = true;
+            any_uncertain |= !use.known();
+            any_file_only |= use.known() && !use.seen_by.driver;
             rows.push_back({use.gpu_index, use.memory_bytes.value_or(0),
                             base(std::to_string(use.gpu_index),
                                  use.seen_by.driver ? format_bytes(use.memory_bytes) : "-",
@@ -189,6 +193,11 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         out +=
             "* not in the driver's process list: the process holds the GPU's device file "
             "(fuser sees it, nvidia-smi does not)\n";
+    }
+    if (any_uncertain) {
+        out +=
+            "† holds /dev/kfd, which serves every AMD GPU, and nothing says which it uses: "
+            "listed under each; `kill --gpu` leaves it out, `kill --pid PID` stops it\n";
     }
 }
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "discovery/kfd_attribution.hpp"
+
 namespace gpukill {
 namespace {
 
@@ -15,8 +17,8 @@ bool gpu_order(const GpuReading& a, const GpuReading& b) {
                                                     b.backend_index);
 }
 
-// The GPUs a device node belongs to: one for a per-GPU node, every AMD GPU for
-// /dev/kfd, none for driver-wide nodes such as /dev/nvidiactl.
+// The GPUs a device node belongs to: one for a per-GPU node, none for driver-wide nodes
+// such as /dev/nvidiactl and /dev/kfd (kfd_attribution.hpp decides what /dev/kfd means).
 std::vector<unsigned> gpus_for_node(const DeviceNode& node, const std::vector<Gpu>& gpus) {
     std::vector<unsigned> matched;
     for (const Gpu& gpu : gpus) {
@@ -30,9 +32,6 @@ std::vector<unsigned> gpus_for_node(const DeviceNode& node, const std::vector<Gp
             case DeviceNodeKind::dri_card:
             case DeviceNodeKind::dri_render:
                 match = node.pci_bus_id && r.pci_bus_id && *node.pci_bus_id == *r.pci_bus_id;
-                break;
-            case DeviceNodeKind::kfd:
-                match = r.vendor == Vendor::amd;
                 break;
             default:
                 break;
@@ -95,6 +94,11 @@ Snapshot merge_snapshot(MergeInputs inputs) {
             for (unsigned gpu_index : gpus_for_node(node, snapshot.gpus)) {
                 use_of(process, gpu_index).seen_by.device_file = true;
             }
+        }
+        for (unsigned gpu_index : kfd_only_gpus(process, snapshot.gpus)) {
+            ProcessGpuUse& use = use_of(process, gpu_index);
+            use.seen_by.device_file = true;
+            use.attribution = GpuAttribution::any_amd_gpu;
         }
     }
 

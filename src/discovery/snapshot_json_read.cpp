@@ -205,6 +205,14 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
             use.seen_by.driver |= seen == "driver";
             use.seen_by.device_file |= seen == "device_file";
         }
+        // Absent in documents from before the field: every tie was then this_gpu.
+        if (auto attribution = fields.optional<std::string>(use_doc, "attribution")) {
+            if (*attribution == to_string(GpuAttribution::any_amd_gpu)) {
+                use.attribution = GpuAttribution::any_amd_gpu;
+            } else if (*attribution != to_string(GpuAttribution::this_gpu)) {
+                fields.bad("attribution");
+            }
+        }
         process.gpus.push_back(use);
     }
     for (const std::string& path : fields.required<std::vector<std::string>>(doc, "device_files")) {

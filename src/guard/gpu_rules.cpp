@@ -45,6 +45,7 @@ void check_user_gpus(const Context& context, std::vector<Violation>& out) {
             const Candidate& candidate = context.candidates[index];
             if (candidate.user() != rule.user) continue;
             for (const ProcessGpuUse& use : candidate.process->gpus) {
+                if (!use.known()) continue;  // it only may be there (/dev/kfd alone)
                 if (rule.allowed_gpus && !rule.allowed_gpus->contains(use.gpu_index)) {
                     out.push_back(Violation{
                         index, fmt::format("users.{}.allowed_gpus", rule.user),

@@ -17,8 +17,9 @@ std::uint64_t Candidate::memory_on(unsigned gpu) const {
 }
 
 bool Candidate::on_gpu(unsigned gpu) const {
-    return std::any_of(process->gpus.begin(), process->gpus.end(),
-                       [&](const ProcessGpuUse& use) { return use.gpu_index == gpu; });
+    return std::any_of(process->gpus.begin(), process->gpus.end(), [&](const ProcessGpuUse& use) {
+        return use.gpu_index == gpu && use.known();
+    });
 }
 
 std::vector<std::size_t> newest_covering(const Context& context, std::vector<std::size_t> members,

@@ -24,6 +24,7 @@ struct Candidate {
     const ProcessInfo& info() const { return process->info; }
     const std::string& user() const { return process->info.user; }
     std::uint64_t memory_on(unsigned gpu) const;
+    // Known to be on `gpu`: not a tie /dev/kfd alone made (GpuAttribution::any_amd_gpu).
     bool on_gpu(unsigned gpu) const;
 };
 

@@ -18,7 +18,7 @@ enum class DeviceNodeKind {
     nvidia_caps,  // /dev/nvidia-caps/* (MIG capabilities)
     dri_card,     // /dev/dri/cardN
     dri_render,   // /dev/dri/renderDN
-    kfd,          // /dev/kfd: AMD compute, every AMD GPU
+    kfd,          // /dev/kfd: AMD compute, one node for every AMD GPU (says not which)
     accel,        // /dev/accel/accelN
 };
 

@@ -24,6 +24,19 @@ struct SeenBy {
     friend bool operator==(const SeenBy&, const SeenBy&) = default;
 };
 
+// How well a process-GPU tie is known. /dev/kfd is one node for every AMD GPU: holding it
+// says "some AMD GPU", so a process whose GPU nothing narrower names is tied to each AMD GPU
+// as any_amd_gpu, and nothing that acts on one GPU may treat that tie as known.
+enum class GpuAttribution {
+    this_gpu,     // the driver lists it here, or it holds this GPU's own device node
+    any_amd_gpu,  // holds /dev/kfd, and nothing says which AMD GPU it uses: maybe this one
+};
+
+// "this_gpu", "any_amd_gpu": the JSON's `attribution` values.
+inline const char* to_string(GpuAttribution attribution) {
+    return attribution == GpuAttribution::any_amd_gpu ? "any_amd_gpu" : "this_gpu";
+}
+
 struct Gpu {
     unsigned index = 0;  // global index, ordered by PCI address across backends
     GpuReading reading;
@@ -41,6 +54,8 @@ struct ProcessGpuUse {
     // Share of the GPU's engine time this process used since the previous sample
     // (DRM fdinfo); empty on a first sample or where the driver does not say.
     std::optional<unsigned> utilization_percent;
+    GpuAttribution attribution = GpuAttribution::this_gpu;
+    bool known() const { return attribution == GpuAttribution::this_gpu; }
 };
 
 struct SnapshotProcess {

@@ -81,6 +81,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
             {"driver_kind", use.driver_kind ? json(to_string(*use.driver_kind)) : json(nullptr)},
             {"seen_by", seen_by},
             {"utilization_percent", or_null(use.utilization_percent)},
+            {"attribution", to_string(use.attribution)},
         });
     }
     json device_files = json::array();

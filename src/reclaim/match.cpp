@@ -31,10 +31,12 @@ bool matches_container(const std::string& wanted, const ProcessInfo& info) {
     return !container.id.empty() && container.id.starts_with(lower(wanted));
 }
 
-bool on_gpu(const SnapshotProcess* holder, unsigned gpu) {
+// Tied to `gpu` and known to be there (`known`), or tied only maybe (!`known`).
+bool on_gpu(const SnapshotProcess* holder, unsigned gpu, bool known = true) {
     if (holder == nullptr) return false;
-    return std::any_of(holder->gpus.begin(), holder->gpus.end(),
-                       [&](const ProcessGpuUse& use) { return use.gpu_index == gpu; });
+    return std::any_of(holder->gpus.begin(), holder->gpus.end(), [&](const ProcessGpuUse& use) {
+        return use.gpu_index == gpu && use.known() == known;
+    });
 }
 
 bool has_memory(const SnapshotProcess* holder, std::uint64_t minimum) {
@@ -52,6 +54,19 @@ bool unlisted(const Matcher& matcher, const SnapshotProcess* holder) {
         return use.seen_by.device_file && !use.seen_by.driver &&
                matcher.gpus_with_driver_list.contains(use.gpu_index);
     });
+}
+
+// Every match selector but --gpu.
+bool matches_besides_gpu(const Matcher& matcher, const ProcessInfo& info,
+                         const SnapshotProcess* holder) {
+    const Selectors& s = matcher.selectors;
+    if (s.user && !matches_user(matcher, info)) return false;
+    if (s.container && !matches_container(*s.container, info)) return false;
+    if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
+    if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
+    if (s.unlisted && !unlisted(matcher, holder)) return false;
+    if (matcher.filter && !search_process(*matcher.filter, info)) return false;
+    return true;
 }
 
 }  // namespace
@@ -78,13 +93,20 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
 bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProcess* holder) {
     const Selectors& s = matcher.selectors;
     if (s.gpu && !on_gpu(holder, *s.gpu)) return false;
-    if (s.user && !matches_user(matcher, info)) return false;
-    if (s.container && !matches_container(*s.container, info)) return false;
-    if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
-    if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
-    if (s.unlisted && !unlisted(matcher, holder)) return false;
-    if (matcher.filter && !search_process(*matcher.filter, info)) return false;
-    return true;
+    return matches_besides_gpu(matcher, info, holder);
+}
+
+bool matches_but_unknown_gpu(const Matcher& matcher, const ProcessInfo& info,
+                             const SnapshotProcess* holder) {
+    const Selectors& s = matcher.selectors;
+    return s.gpu && !on_gpu(holder, *s.gpu) && on_gpu(holder, *s.gpu, /*known=*/false) &&
+           matches_besides_gpu(matcher, info, holder);
+}
+
+std::string unknown_gpu_reason(const ProcessInfo& info, unsigned gpu) {
+    return "PID " + std::to_string(info.pid) + " (" + info.comm +
+           ") holds /dev/kfd, and nothing says which AMD GPU it uses: not known to use GPU " +
+           std::to_string(gpu) + "; name it with --pid to stop it";
 }
 
 std::string describe_match_selectors(const Selectors& s) {

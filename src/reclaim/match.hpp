@@ -27,9 +27,19 @@ struct Matcher {
 Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snapshot);
 
 // Whether the process matches every match selector given (true when none is). `holder`
-// is its snapshot entry (GPU ties), null for a process that holds no GPU. --filter is
-// searched in comm and in the arguments joined by spaces.
+// is its snapshot entry (GPU ties), null for a process that holds no GPU. --gpu N takes
+// only known ties to GPU N, never an any_amd_gpu one. --filter is searched in comm and in
+// the arguments joined by spaces.
 bool matches(const Matcher& matcher, const ProcessInfo& info, const SnapshotProcess* holder);
+
+// Whether the process fails --gpu N only because its tie to GPU N is uncertain (it holds
+// /dev/kfd, and nothing says which AMD GPU it uses) and matches every other selector: a
+// process `kill --gpu N` must leave alone and say so.
+bool matches_but_unknown_gpu(const Matcher& matcher, const ProcessInfo& info,
+                             const SnapshotProcess* holder);
+
+// Why such a process is left out, one line: "PID 42 (rocm) holds /dev/kfd, ...".
+std::string unknown_gpu_reason(const ProcessInfo& info, unsigned gpu);
 
 // "--gpu 0 --user alice": the selectors given, for reason details and messages.
 std::string describe_match_selectors(const Selectors& selectors);

@@ -40,6 +40,8 @@ const char* to_string(RefusalKind kind) {
             return "stale_identity";
         case RefusalKind::holds_no_gpu:
             return "holds_no_gpu";
+        case RefusalKind::gpu_unknown:
+            return "gpu_unknown";
     }
     return "unknown";
 }

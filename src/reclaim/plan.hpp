@@ -48,6 +48,9 @@ enum class RefusalKind {
     permission,         // another user's process and no privilege to signal it
     stale_identity,     // the PID now belongs to a different process (start time changed)
     holds_no_gpu,       // named, but neither it nor a descendant holds a GPU (no --any-process)
+    // Matched every selector but --gpu N, whose GPU it only may use: it holds /dev/kfd and
+    // nothing says which AMD GPU (GpuAttribution::any_amd_gpu). Never signalled by --gpu.
+    gpu_unknown,
 };
 const char* to_string(RefusalKind kind);
 

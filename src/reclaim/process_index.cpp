@@ -63,7 +63,9 @@ const std::vector<pid_t>& ProcessIndex::group(pid_t pgid) const {
 std::vector<unsigned> ProcessIndex::gpus(pid_t pid) const {
     std::vector<unsigned> held;
     if (const SnapshotProcess* process = holder(pid)) {
-        for (const ProcessGpuUse& use : process->gpus) held.push_back(use.gpu_index);
+        for (const ProcessGpuUse& use : process->gpus) {
+            if (use.known()) held.push_back(use.gpu_index);
+        }
     }
     std::sort(held.begin(), held.end());
     held.erase(std::unique(held.begin(), held.end()), held.end());

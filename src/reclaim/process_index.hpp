@@ -34,7 +34,9 @@ class ProcessIndex {
     const std::vector<pid_t>& children(pid_t pid) const;
     const std::vector<pid_t>& group(pid_t pgid) const;
 
-    // The GPUs the process holds in the snapshot, ascending; empty when it holds none.
+    // The GPUs the process is known to hold in the snapshot, ascending; empty when it holds
+    // none. An any_amd_gpu tie (/dev/kfd alone) is left out: a descendant joins a target's
+    // kill for sharing its GPU only when it is known to.
     std::vector<unsigned> gpus(pid_t pid) const;
 
   private:

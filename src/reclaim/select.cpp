@@ -47,14 +47,17 @@ void add_named(const std::vector<pid_t>& named, const Selectors& selectors, cons
         const ProcessInfo* info = index.info(pid);
         if (filtered && info != nullptr && !index.reused(pid)) {
             if (!matches(matcher, *info, index.holder(pid))) {
-                builder.refuse(Refusal{.pid = pid,
-                                       .argument = std::to_string(pid),
-                                       .name = info->comm,
-                                       .kind = RefusalKind::not_found,
-                                       .why = "PID " + std::to_string(pid) + " (" + info->comm +
-                                              ") does not match " +
-                                              describe_match_selectors(selectors),
-                                       .explicitly_named = true});
+                const bool unknown_gpu = matches_but_unknown_gpu(matcher, *info, index.holder(pid));
+                builder.refuse(Refusal{
+                    .pid = pid,
+                    .argument = std::to_string(pid),
+                    .name = info->comm,
+                    .kind = unknown_gpu ? RefusalKind::gpu_unknown : RefusalKind::not_found,
+                    .why = unknown_gpu
+                               ? unknown_gpu_reason(*info, *selectors.gpu)
+                               : "PID " + std::to_string(pid) + " (" + info->comm +
+                                     ") does not match " + describe_match_selectors(selectors),
+                    .explicitly_named = true});
                 continue;
             }
         }
@@ -62,8 +65,9 @@ void add_named(const std::vector<pid_t>& named, const Selectors& selectors, cons
     }
 }
 
-// Every GPU holder in the snapshot matching all selectors. A holder the process table
-// cannot identify (exited, or never readable) is matched on what the snapshot saw and then
+// Every GPU holder in the snapshot matching all selectors; one that matches all but --gpu N
+// because it only may be on GPU N (any_amd_gpu) is refused as gpu_unknown. A holder the process
+// table cannot identify (exited, or never readable) is matched on what the snapshot saw and then
 // refused by the builder as not found: reported, never signalled.
 void add_matched(const Snapshot& snapshot, const Selectors& selectors, const Matcher& matcher,
                  const ProcessIndex& index, PlanBuilder& builder) {
@@ -73,8 +77,15 @@ void add_matched(const Snapshot& snapshot, const Selectors& selectors, const Mat
         if (builder.decided(pid)) continue;
         const ProcessInfo* known = index.info(pid);
         const ProcessInfo& seen = process.info_complete || known == nullptr ? process.info : *known;
-        if (matches(matcher, seen, &process))
+        if (matches(matcher, seen, &process)) {
             builder.consider(pid, TargetReason::selector_match, detail, false);
+        } else if (matches_but_unknown_gpu(matcher, seen, &process)) {
+            // Said in the plan, so `kill --gpu N` never passes over it silently either.
+            builder.refuse(Refusal{.pid = pid,
+                                   .name = seen.comm,
+                                   .kind = RefusalKind::gpu_unknown,
+                                   .why = unknown_gpu_reason(seen, *selectors.gpu)});
+        }
     }
 }
 

@@ -67,6 +67,14 @@ class FakeHost {
         if (listed && driver_bytes) used_[gpu] += *driver_bytes;
     }
 
+    // `pid` holds /dev/kfd and nothing says which AMD GPU it uses: tied to `gpu` as one it
+    // may use (GpuAttribution::any_amd_gpu), by device file only.
+    void may_hold(pid_t pid, unsigned gpu) {
+        ProcessGpuUse use{.gpu_index = gpu, .attribution = GpuAttribution::any_amd_gpu};
+        use.seen_by.device_file = true;
+        uses_[pid].push_back(use);
+    }
+
     // Memory used on `gpu` beyond what the driver's list accounts for (leaks, workers).
     void add_unattributed(unsigned gpu, std::uint64_t bytes) { used_[gpu] += bytes; }
 
