@@ -1,0 +1,110 @@
+#include "detect/content_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "host/fd_io.hpp"
+
+namespace gpukill::detect {
+namespace {
+
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+// Reads up to `limit` bytes of `fd`, handing each chunk to `sink`; returns the count.
+template <typename Sink>
+Result<std::uint64_t> read_bounded(int fd, std::uint64_t limit, const std::string& what,
+                                   Sink&& sink) {
+    std::vector<char> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, limit)));
+    std::uint64_t total = 0;
+    while (total < limit) {
+        const std::size_t want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), limit - total));
+        const ssize_t n = ::read(fd, buffer.data(), want);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return std::unexpected(os_error("cannot read " + what, errno));
+        }
+        if (n == 0) break;
+        sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+        total += static_cast<std::uint64_t>(n);
+    }
+    return total;
+}
+
+bool missing(int err) {
+    return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP;
+}
+
+}  // namespace
+
+ExecutableReader::ExecutableReader(std::string procfs, const RogueConfig& config)
+    : procfs_(std::move(procfs)),
+      max_bytes_(config.executable_scan.max_bytes),
+      enabled_(!config.miner_signatures.empty() && config.weight(Signal::miner_signature) > 0),
+      scanner_(config.miner_signatures) {}
+
+Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
+    const std::string path = fmt::format("{}/{}/exe", procfs_, pid);
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (!fd) return std::unexpected(os_error("cannot open " + path, errno));
+    struct stat info {};
+    if (::fstat(fd.get(), &info) != 0)
+        return std::unexpected(os_error("cannot stat " + path, errno));
+    ExecutableRead result;
+    result.file.owner_uid = info.st_uid;
+    result.file.writable_by_others = (info.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+    if (!S_ISREG(info.st_mode)) return fail(path + " is not a regular file");
+    const FileKey key{info.st_dev, info.st_ino, info.st_size, info.st_mtim.tv_sec,
+                      info.st_mtim.tv_nsec};
+    if (auto known = scanned_.find(key); known != scanned_.end()) {
+        result.scan = known->second;
+        return result;
+    }
+    scanner_.restart();
+    auto read = read_bounded(fd.get(), max_bytes_, path,
+                             [&](std::string_view chunk) { scanner_.feed(chunk); });
+    if (!read) return std::unexpected(read.error());
+    result.scan.signatures = scanner_.found();
+    result.scan.bytes_read = *read;
+    result.scan.cut = static_cast<std::uint64_t>(info.st_size) > *read;
+    scanned_.emplace(key, result.scan);
+    return result;
+}
+
+Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs, pid_t pid,
+                                                       std::optional<uid_t> uid,
+                                                       const std::string& path,
+                                                       std::uint64_t max_bytes) {
+    if (path.empty()) return std::optional<ArgumentFile>();
+    const std::string where = path.front() == '/' ? fmt::format("{}/{}/root{}", procfs, pid, path)
+                                                  : fmt::format("{}/{}/cwd/{}", procfs, pid, path);
+    UniqueFd handle(::open(where.c_str(), O_PATH | O_CLOEXEC));
+    if (!handle) {
+        if (missing(errno)) return std::optional<ArgumentFile>();
+        return std::unexpected(os_error("cannot look at " + path, errno));
+    }
+    struct stat info {};
+    if (::fstat(handle.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+        return std::optional<ArgumentFile>();
+    }
+    if (!uid || (info.st_uid != *uid && (info.st_mode & S_IROTH) == 0)) {
+        return fail(fmt::format("{} is not readable by the process's owner", path));
+    }
+    const std::string reopen = fmt::format("/proc/self/fd/{}", handle.get());
+    UniqueFd fd(::open(reopen.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (!fd) return std::unexpected(os_error("cannot open " + path, errno));
+    ArgumentFile file;
+    file.path = path;
+    auto read = read_bounded(fd.get(), max_bytes, path,
+                             [&](std::string_view chunk) { file.text.append(chunk); });
+    if (!read) return std::unexpected(read.error());
+    file.cut = static_cast<std::uint64_t>(info.st_size) > *read;
+    return std::optional<ArgumentFile>(std::move(file));
+}
+
+}  // namespace gpukill::detect
