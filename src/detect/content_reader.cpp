@@ -46,7 +46,11 @@ ExecutableReader::ExecutableReader(std::string procfs, const RogueConfig& config
     : procfs_(std::move(procfs)),
       max_bytes_(config.executable_scan.max_bytes),
       enabled_(!config.miner_signatures.empty() && config.weight(Signal::miner_signature) > 0),
-      scanner_(config.miner_signatures) {}
+      scanner_(config.miner_signatures) {
+    // The real /proc, not --procfs: this is about the process running this code.
+    struct stat own {};
+    if (::stat("/proc/self/exe", &own) == 0) own_file_ = std::pair(own.st_dev, own.st_ino);
+}
 
 Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
     const std::string path = fmt::format("{}/{}/exe", procfs_, pid);
@@ -59,6 +63,7 @@ Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
     result.file.owner_uid = info.st_uid;
     result.file.writable_by_others = (info.st_mode & (S_IWGRP | S_IWOTH)) != 0;
     if (!S_ISREG(info.st_mode)) return fail(path + " is not a regular file");
+    if (own_file_ && *own_file_ == std::pair(info.st_dev, info.st_ino)) return result;
     const FileKey key{info.st_dev, info.st_ino, info.st_size, info.st_mtim.tv_sec,
                       info.st_mtim.tv_nsec};
     if (auto known = scanned_.find(key); known != scanned_.end()) {
@@ -69,10 +74,12 @@ Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
     auto read = read_bounded(fd.get(), max_bytes_, path,
                              [&](std::string_view chunk) { scanner_.feed(chunk); });
     if (!read) return std::unexpected(read.error());
-    result.scan.signatures = scanner_.found();
-    result.scan.bytes_read = *read;
-    result.scan.cut = static_cast<std::uint64_t>(info.st_size) > *read;
-    scanned_.emplace(key, result.scan);
+    ExecutableScan scan;
+    scan.signatures = scanner_.found();
+    scan.bytes_read = *read;
+    scan.cut = static_cast<std::uint64_t>(info.st_size) > *read;
+    scanned_.emplace(key, scan);
+    result.scan = std::move(scan);
     return result;
 }
 

@@ -23,7 +23,10 @@ namespace gpukill::detect {
 
 struct ExecutableRead {
     ExecutableFile file;
-    ExecutableScan scan;
+    // Empty when the process runs this very program (the same file as /proc/self/exe):
+    // gpukill's own rule lists carry every signature, and another gpukill (an agent, a
+    // watch) holds the GPUs it reads through NVML.
+    std::optional<ExecutableScan> scan;
 };
 
 // Reads executables through PROCFS/PID/exe, which opens the file the process runs even
@@ -41,6 +44,7 @@ class ExecutableReader {
 
   private:
     using FileKey = std::tuple<dev_t, ino_t, off_t, std::int64_t, long>;
+    std::optional<std::pair<dev_t, ino_t>> own_file_;  // gpukill's executable
     std::string procfs_;
     std::uint64_t max_bytes_;
     bool enabled_;

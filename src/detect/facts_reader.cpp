@@ -92,6 +92,9 @@ void read_content(const ProcessInfo& info, const FactsContext& context,
         if (auto read = executables->read(info.pid)) {
             facts.executable_file = read->file;
             facts.executable_scan = std::move(read->scan);
+            if (!facts.executable_scan) {
+                facts.executable_note = "it runs gpukill itself, whose rule lists carry them all";
+            }
         } else {
             facts.executable_note = read.error().what;
         }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "rogue_support.hpp"
@@ -181,6 +182,27 @@ TEST(RogueDisguise, APoolConnectionFromABusyGpuAddsUpToAFinding) {
     EXPECT_NE(detail.find("connected to " + pool.endpoint()), std::string::npos) << detail;
     EXPECT_NE(detail.find("while keeping a GPU at >= 90% for "), std::string::npos) << detail;
     EXPECT_TRUE(noted(*finding, "not mining-like")) << finding->dump(2);
+}
+
+// gpukill's own rule lists carry every miner signature, and a second gpukill (a watch,
+// the agent) holds the GPUs it reads through NVML: it is not a miner.
+TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
+    SimulatedHost host;
+    ScratchDir dirs("/tmp");
+    Workload w = host.run({"--gpu", "0", "--mem", "1G"});
+    RunningCommand watch({GPUKILL_BIN, "list", "--watch", "--json", "--interval", "0.2",
+                          "--state-dir", dirs / "watch-state"},
+                         host.env());
+    ASSERT_TRUE(watch.read_line()) << "the first frame: NVML is open";
+
+    // Examined as a holder, and nothing against it even at a threshold of 1.
+    write_text(dirs / "all.yaml", "report_threshold: 1\n");
+    RogueRun run = rogue_json(host, dirs, {"--rogue-config-file", dirs / "all.yaml"});
+    ASSERT_FALSE(run.doc.is_null()) << run.result.err;
+    EXPECT_EQ(run.doc["processes_examined"], 2) << run.result.out;
+    EXPECT_EQ(entry_for(run.doc["findings"], watch.pid()), nullptr) << run.result.out;
+    watch.send_signal(SIGINT);
+    EXPECT_EQ(watch.wait(), 0);
 }
 
 struct CleanJob {
