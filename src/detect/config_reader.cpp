@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,22 @@ Result<void> read_weights(const YamlReader& reader, const YAML::Node& map, Rogue
                                  });
 }
 
+// A size as people write them (512M, 1G), above 0 and, when `most` is given, at most
+// that; `what` and `examples` word the error.
+Result<std::uint64_t> read_size(const YamlReader& reader, const YAML::Node& value,
+                                const std::string& where, std::optional<std::uint64_t> most,
+                                std::string_view what, std::string_view examples) {
+    auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
+                                        : Result<std::uint64_t>(fail("not a size"));
+    if (!bytes || *bytes == 0 || (most && *bytes > *most)) {
+        const std::string bound = most ? fmt::format(" and at most {} MiB", *most >> 20) : "";
+        return reader.error(value.Mark(),
+                            fmt::format("{}: {} is not a {} above 0{} (e.g. {})", where,
+                                        gpukill::shown(value), what, bound, examples));
+    }
+    return *bytes;
+}
+
 Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                               UsageShapeConfig& shape) {
     return reader.for_each_entry(
@@ -180,14 +197,9 @@ Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                 if (!minutes) return std::unexpected(minutes.error());
                 shape.min_minutes = *minutes;
             } else if (name == "max_memory") {
-                auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
-                                                    : Result<std::uint64_t>(fail("not a size"));
-                if (!bytes || *bytes == 0) {
-                    return reader.error(value.Mark(),
-                                        fmt::format("{}: {} is not a memory size above 0 "
-                                                    "(e.g. 512M, 1G)",
-                                                    where, gpukill::shown(value)));
-                }
+                auto bytes =
+                    read_size(reader, value, where, std::nullopt, "memory size", "512M, 1G");
+                if (!bytes) return std::unexpected(bytes.error());
                 shape.max_memory_bytes = *bytes;
             } else if (name == "max_memory_variation") {
                 auto variation = reader.number_in(value, where, 0, 100, false);
@@ -206,19 +218,6 @@ Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
         });
 }
 
-Result<std::uint64_t> read_size(const YamlReader& reader, const YAML::Node& value,
-                                const std::string& where, std::uint64_t most) {
-    auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
-                                        : Result<std::uint64_t>(fail("not a size"));
-    if (!bytes || *bytes == 0 || *bytes > most) {
-        return reader.error(value.Mark(),
-                            fmt::format("{}: {} is not a size above 0 and at most {} MiB "
-                                        "(e.g. 64K, 16M)",
-                                        where, gpukill::shown(value), most >> 20));
-    }
-    return *bytes;
-}
-
 constexpr std::uint64_t kMostExecutableBytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMostConfigFileBytes = std::uint64_t{16} << 20;
 
@@ -230,7 +229,8 @@ Result<void> read_executable_scan(const YamlReader& reader, const YAML::Node& ma
             const YAML::Node& value) -> Result<void> {
             const std::string where = "executable_scan." + name;
             if (name == "max_bytes") {
-                auto bytes = read_size(reader, value, where, kMostExecutableBytes);
+                auto bytes =
+                    read_size(reader, value, where, kMostExecutableBytes, "size", "16M, 64M");
                 if (!bytes) return std::unexpected(bytes.error());
                 scan.max_bytes = *bytes;
             } else if (name == "min_signatures") {
@@ -335,7 +335,8 @@ Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document
                 return read_executable_scan(reader, value, config.executable_scan);
             }
             if (name == "config_file_max_bytes") {
-                auto bytes = read_size(reader, value, name, kMostConfigFileBytes);
+                auto bytes =
+                    read_size(reader, value, name, kMostConfigFileBytes, "size", "64K, 1M");
                 if (!bytes) return std::unexpected(bytes.error());
                 config.config_file_max_bytes = *bytes;
                 return {};

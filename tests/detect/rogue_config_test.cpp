@@ -216,7 +216,7 @@ weights: {busy_pool_connection: 30}
               "rogue.yaml:1:23: system_program_dirs: \"usr/bin\" is not an absolute path");
     EXPECT_EQ(error_of("executable_scan: {max_bytes: 2G}\n"),
               "rogue.yaml:1:30: executable_scan.max_bytes: \"2G\" is not a size above 0 and at "
-              "most 1024 MiB (e.g. 64K, 16M)");
+              "most 1024 MiB (e.g. 16M, 64M)");
     EXPECT_EQ(error_of("executable_scan: {min_signatures: 0}\n"),
               "rogue.yaml:1:35: executable_scan.min_signatures: 0 is outside 1..100");
     EXPECT_TRUE(error_of("executable_scan: {bytes: 1M}\n")
