@@ -1,6 +1,8 @@
 #include "detect/content_reader.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -36,8 +38,27 @@ Result<std::uint64_t> read_bounded(int fd, std::uint64_t limit, const std::strin
     return total;
 }
 
-bool missing(int err) {
-    return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP;
+bool names_nothing(int err) {
+    return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP || err == EXDEV;
+}
+
+// An O_PATH descriptor for `path` under the directory `dir` (the process's root or
+// working directory). In its root, "/" and ".." in the path and in absolute symlinks
+// stay inside it (RESOLVE_IN_ROOT), as the process itself would resolve them: a
+// container's "/cfg -> /etc/shadow" is the container's file, never the host's. No
+// magic links (/proc/self/...) are followed. Kernels before 5.6 lack openat2: plain
+// openat there. -1 with errno on failure.
+int open_path_under(const std::string& dir, const std::string& path, bool is_root) {
+    UniqueFd base(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!base) return -1;
+    open_how how{};
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_MAGICLINKS | (is_root ? RESOLVE_IN_ROOT : 0);
+    const long fd = ::syscall(SYS_openat2, base.get(), path.c_str(), &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+    const auto start = is_root ? path.find_first_not_of('/') : 0;
+    const std::string relative = start == std::string::npos ? "." : path.substr(start);
+    return ::openat(base.get(), relative.c_str(), O_PATH | O_CLOEXEC);
 }
 
 }  // namespace
@@ -88,11 +109,11 @@ Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs
                                                        const std::string& path,
                                                        std::uint64_t max_bytes) {
     if (path.empty()) return std::optional<ArgumentFile>();
-    const std::string where = path.front() == '/' ? fmt::format("{}/{}/root{}", procfs, pid, path)
-                                                  : fmt::format("{}/{}/cwd/{}", procfs, pid, path);
-    UniqueFd handle(::open(where.c_str(), O_PATH | O_CLOEXEC));
+    const bool absolute = path.front() == '/';
+    const std::string dir = fmt::format("{}/{}/{}", procfs, pid, absolute ? "root" : "cwd");
+    UniqueFd handle(open_path_under(dir, path, absolute));
     if (!handle) {
-        if (missing(errno)) return std::optional<ArgumentFile>();
+        if (names_nothing(errno)) return std::optional<ArgumentFile>();
         return std::unexpected(os_error("cannot look at " + path, errno));
     }
     struct stat info {};

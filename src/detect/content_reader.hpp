@@ -53,9 +53,9 @@ class ExecutableReader {
 };
 
 // The file `path` names for process `pid`, at most `max_bytes` of it: an absolute path
-// in the process's own root (PROCFS/PID/root), a relative one from its working directory
-// (PROCFS/PID/cwd). Read only when it is a regular file (looked at through O_PATH first,
-// so a device or FIFO is never opened) that the process's owner `uid` may read too:
+// in the process's own root (PROCFS/PID/root, resolved as inside it), a relative one from
+// its working directory (PROCFS/PID/cwd). Read only when it is a regular file (looked at through
+// O_PATH first, so a device or FIFO is never opened) that the process's owner `uid` may read too:
 // owned by that user, or readable by everyone. Empty optional when it names no such file
 // (`python3 -c CODE`); an error when it exists but cannot be read.
 Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs, pid_t pid,
