@@ -11,7 +11,7 @@ namespace gpukill::detect {
 namespace {
 
 void append(std::vector<Evidence>& to, std::vector<Evidence> from) {
-    for (Evidence& item : from) to.push_back(std::move(item));
+    for (Evidence& item : from) add_evidence(to, std::move(item));
 }
 
 bool ranks_before(const Assessment& a, const Assessment& b) {
@@ -26,17 +26,35 @@ Assessment assess(const ProcessFacts& facts, const RogueConfig& config) {
     result.holder = facts.holder;
     const ProcessInfo& info = facts.holder.info;
     append(result.evidence, judge_names(info, config));
+    append(result.evidence, judge_borrowed_names(info, facts.executable_file, config));
     append(result.evidence, judge_command_line(info.cmdline, config));
+    for (const ArgumentFile& file : facts.config_files) {
+        append(result.evidence, judge_config_file(file, config));
+    }
+    for (const std::string& note : facts.config_file_notes) result.notes.push_back(note);
     append(result.evidence, judge_executable(info, config));
+    if (facts.executable_scan) {
+        ContentVerdict content = judge_executable_content(*facts.executable_scan, config);
+        if (content.evidence) add_evidence(result.evidence, std::move(*content.evidence));
+        result.notes.push_back(std::move(content.note));
+    } else if (!facts.executable_note.empty()) {
+        result.notes.push_back("executable content not judged: " + facts.executable_note);
+    }
+    // The shape first: a pool connection counts for more from a GPU busy for long.
+    std::optional<ShapeVerdict> shape;
+    if (facts.history) shape = judge_usage_shape(*facts.history, config);
     if (facts.network) {
         append(result.evidence, judge_network(*facts.network, config));
+        if (auto busy = judge_busy_pool_connection(
+                *facts.network, shape ? shape->busy_minutes : std::nullopt, config)) {
+            result.evidence.push_back(std::move(*busy));
+        }
     } else {
         result.notes.push_back("network not judged: " + facts.network_note);
     }
-    if (facts.history) {
-        ShapeVerdict shape = judge_usage_shape(*facts.history, config);
-        if (shape.evidence) result.evidence.push_back(std::move(*shape.evidence));
-        result.notes.push_back(std::move(shape.note));
+    if (shape) {
+        if (shape->evidence) result.evidence.push_back(std::move(*shape->evidence));
+        result.notes.push_back(std::move(shape->note));
     } else {
         result.notes.push_back(facts.history_note.empty()
                                    ? std::string("no usage history: shape not judged")

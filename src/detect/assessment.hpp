@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "detect/allow_list.hpp"
+#include "detect/borrowed_name_signals.hpp"
+#include "detect/config_argument_signals.hpp"
 #include "detect/evidence.hpp"
+#include "detect/executable_signals.hpp"
 #include "detect/network_signals.hpp"
 #include "detect/rogue_config.hpp"
 #include "detect/unattended_signal.hpp"
@@ -26,6 +29,14 @@ struct ProcessFacts {
     std::optional<std::vector<history::ProcessSample>> history;
     std::string history_note;  // why there is none, when empty
     SessionFacts session;
+    // The executable (through /proc/PID/exe): its file, and the miner signatures in its
+    // bytes; empty when it could not be read (executable_note says why).
+    std::optional<ExecutableFile> executable_file;
+    std::optional<ExecutableScan> executable_scan;
+    std::string executable_note;
+    // The configuration files its arguments name that could be read, and why others not.
+    std::vector<ArgumentFile> config_files;
+    std::vector<std::string> config_file_notes;
 };
 
 struct Assessment {

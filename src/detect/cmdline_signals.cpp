@@ -88,8 +88,13 @@ std::string_view wallet_candidate(std::string_view token) {
 
 std::vector<Evidence> judge_command_line(const std::vector<std::string>& cmdline,
                                          const RogueConfig& config) {
+    return judge_words(cmdline, kMaxTokens, config);
+}
+
+std::vector<Evidence> judge_words(const std::vector<std::string>& cmdline, std::size_t max_words,
+                                  const RogueConfig& config) {
     Collector stratum, pool, algorithm, option, wallet;
-    const std::size_t count = std::min(cmdline.size(), kMaxTokens);
+    const std::size_t count = std::min(cmdline.size(), max_words);
     for (std::size_t i = 0; i < count; ++i) {
         const std::string_view token = std::string_view(cmdline[i]).substr(0, kMaxTokenBytes);
         const std::optional<std::string_view> next =

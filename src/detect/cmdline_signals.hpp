@@ -29,4 +29,9 @@ inline constexpr const char* kAlgorithmOptions[] = {"--algo", "-a", "--algorithm
 std::vector<Evidence> judge_command_line(const std::vector<std::string>& cmdline,
                                          const RogueConfig& config);
 
+// The same over any sequence of words (a configuration file's, config_argument_signals.hpp),
+// looking at the first `max_words` of them.
+std::vector<Evidence> judge_words(const std::vector<std::string>& words, std::size_t max_words,
+                                  const RogueConfig& config);
+
 }  // namespace gpukill::detect

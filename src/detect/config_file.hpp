@@ -4,7 +4,8 @@
 //
 // Every key is optional; a key left out keeps its default. A list given replaces the
 // default list (export the defaults with --rogue-export-config to extend them). Maps
-// (risk_levels, weights, usage_shape, allow) may give some of their keys only.
+// (risk_levels, weights, usage_shape, executable_scan, allow) may give some of their
+// keys only.
 //
 // Loading is strict and all-or-nothing: an unknown or repeated key, a wrong type, a
 // repeated list entry, an impossible value (a weight above 100, risk levels out of

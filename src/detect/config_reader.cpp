@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,31 @@ std::string check_pattern(const std::string& name) {
         return "has '*' before its end; only a trailing '*' (a prefix) is supported";
     }
     if (name == "*") return "would match every process";
+    return "";
+}
+
+// Kernel threads' names have '/' in them ("kworker/0:1", "irq/24-nvme0q0"); the rest is
+// as for any name pattern.
+std::string check_kernel_name(const std::string& name) {
+    const auto star = name.find('*');
+    if (star != std::string::npos && star + 1 != name.size()) {
+        return "has '*' before its end; only a trailing '*' (a prefix) is supported";
+    }
+    if (name == "*") return "would match every process";
+    return has_space(name) ? "must not contain spaces" : "";
+}
+
+constexpr std::size_t kMinSignatureBytes = 4;
+constexpr std::size_t kMaxSignatureBytes = 64;
+
+// Short strings turn up in any large binary by chance; control bytes cannot be shown.
+std::string check_signature(const std::string& signature) {
+    if (signature.size() < kMinSignatureBytes || signature.size() > kMaxSignatureBytes) {
+        return fmt::format("must be {} to {} bytes long", kMinSignatureBytes, kMaxSignatureBytes);
+    }
+    for (const char c : signature) {
+        if (c < 0x20 || c > 0x7e) return "must be printable ASCII";
+    }
     return "";
 }
 
@@ -139,6 +165,22 @@ Result<void> read_weights(const YamlReader& reader, const YAML::Node& map, Rogue
                                  });
 }
 
+// A size as people write them (512M, 1G), above 0 and, when `most` is given, at most
+// that; `what` and `examples` word the error.
+Result<std::uint64_t> read_size(const YamlReader& reader, const YAML::Node& value,
+                                const std::string& where, std::optional<std::uint64_t> most,
+                                std::string_view what, std::string_view examples) {
+    auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
+                                        : Result<std::uint64_t>(fail("not a size"));
+    if (!bytes || *bytes == 0 || (most && *bytes > *most)) {
+        const std::string bound = most ? fmt::format(" and at most {} MiB", *most >> 20) : "";
+        return reader.error(value.Mark(),
+                            fmt::format("{}: {} is not a {} above 0{} (e.g. {})", where,
+                                        gpukill::shown(value), what, bound, examples));
+    }
+    return *bytes;
+}
+
 Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                               UsageShapeConfig& shape) {
     return reader.for_each_entry(
@@ -155,14 +197,9 @@ Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                 if (!minutes) return std::unexpected(minutes.error());
                 shape.min_minutes = *minutes;
             } else if (name == "max_memory") {
-                auto bytes = is_plain_scalar(value) ? parse_byte_size(value.Scalar())
-                                                    : Result<std::uint64_t>(fail("not a size"));
-                if (!bytes || *bytes == 0) {
-                    return reader.error(value.Mark(),
-                                        fmt::format("{}: {} is not a memory size above 0 "
-                                                    "(e.g. 512M, 1G)",
-                                                    where, gpukill::shown(value)));
-                }
+                auto bytes =
+                    read_size(reader, value, where, std::nullopt, "memory size", "512M, 1G");
+                if (!bytes) return std::unexpected(bytes.error());
                 shape.max_memory_bytes = *bytes;
             } else if (name == "max_memory_variation") {
                 auto variation = reader.number_in(value, where, 0, 100, false);
@@ -176,6 +213,32 @@ Result<void> read_usage_shape(const YamlReader& reader, const YAML::Node& map,
                 return reader.unknown_key(key, "usage_shape",
                                           "min_utilization_percent, min_minutes, max_memory, "
                                           "max_memory_variation, max_sample_gap_seconds");
+            }
+            return {};
+        });
+}
+
+constexpr std::uint64_t kMostExecutableBytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t kMostConfigFileBytes = std::uint64_t{16} << 20;
+
+Result<void> read_executable_scan(const YamlReader& reader, const YAML::Node& map,
+                                  ExecutableScanConfig& scan) {
+    return reader.for_each_entry(
+        map, "executable_scan",
+        [&](const std::string& name, const YAML::Node& key,
+            const YAML::Node& value) -> Result<void> {
+            const std::string where = "executable_scan." + name;
+            if (name == "max_bytes") {
+                auto bytes =
+                    read_size(reader, value, where, kMostExecutableBytes, "size", "16M, 64M");
+                if (!bytes) return std::unexpected(bytes.error());
+                scan.max_bytes = *bytes;
+            } else if (name == "min_signatures") {
+                auto count = reader.integer_in(value, where, 1, 100);
+                if (!count) return std::unexpected(count.error());
+                scan.min_signatures = static_cast<unsigned>(*count);
+            } else {
+                return reader.unknown_key(key, "executable_scan", "max_bytes, min_signatures");
             }
             return {};
         });
@@ -206,7 +269,9 @@ Result<void> read_allow(const YamlReader& reader, const YAML::Node& map, AllowLi
 
 constexpr const char* kTopLevelKeys =
     "report_threshold, risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
-    "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, allow";
+    "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, "
+    "kernel_thread_names, system_daemon_names, system_program_dirs, miner_signatures, "
+    "executable_scan, config_file_max_bytes, allow";
 
 Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document,
                             RogueConfig& config) {
@@ -254,6 +319,28 @@ Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document
             if (name == "algorithms") return strings(value, name, config.algorithms, check_word);
             if (name == "pool_hosts") return strings(value, name, config.pool_hosts, check_host);
             if (name == "temp_dirs") return strings(value, name, config.temp_dirs, check_dir);
+            if (name == "kernel_thread_names") {
+                return strings(value, name, config.kernel_thread_names, check_kernel_name);
+            }
+            if (name == "system_daemon_names") {
+                return strings(value, name, config.system_daemon_names, check_pattern);
+            }
+            if (name == "system_program_dirs") {
+                return strings(value, name, config.system_program_dirs, check_dir);
+            }
+            if (name == "miner_signatures") {
+                return strings(value, name, config.miner_signatures, check_signature);
+            }
+            if (name == "executable_scan") {
+                return read_executable_scan(reader, value, config.executable_scan);
+            }
+            if (name == "config_file_max_bytes") {
+                auto bytes =
+                    read_size(reader, value, name, kMostConfigFileBytes, "size", "64K, 1M");
+                if (!bytes) return std::unexpected(bytes.error());
+                config.config_file_max_bytes = *bytes;
+                return {};
+            }
             if (name == "pool_ports") {
                 auto ports = read_ports(reader, value);
                 if (!ports) return std::unexpected(ports.error());

@@ -96,6 +96,14 @@ std::string rogue_config_yaml(const RogueConfig& config, std::string_view header
     out += "pool_ports: " + flow_list(ports, 12, 0) + "\n";
     out += text_list("pool_hosts", config.pool_hosts);
     out += text_list("temp_dirs", config.temp_dirs);
+    out += text_list("kernel_thread_names", config.kernel_thread_names);
+    out += text_list("system_daemon_names", config.system_daemon_names);
+    out += text_list("system_program_dirs", config.system_program_dirs);
+    out += text_list("miner_signatures", config.miner_signatures);
+    out += "executable_scan:\n";
+    out += fmt::format("  max_bytes: {}\n", size_text(config.executable_scan.max_bytes));
+    out += fmt::format("  min_signatures: {}\n", config.executable_scan.min_signatures);
+    out += fmt::format("config_file_max_bytes: {}\n", size_text(config.config_file_max_bytes));
     out += "allow:\n";
     out += text_list("users", config.allow.users, 2);
     out += text_list("executables", config.allow.executables, 2);
@@ -130,6 +138,14 @@ nlohmann::ordered_json rogue_config_json(const RogueConfig& config) {
         {"pool_ports", config.pool_ports},
         {"pool_hosts", config.pool_hosts},
         {"temp_dirs", config.temp_dirs},
+        {"kernel_thread_names", config.kernel_thread_names},
+        {"system_daemon_names", config.system_daemon_names},
+        {"system_program_dirs", config.system_program_dirs},
+        {"miner_signatures", config.miner_signatures},
+        {"executable_scan",
+         {{"max_bytes", config.executable_scan.max_bytes},
+          {"min_signatures", config.executable_scan.min_signatures}}},
+        {"config_file_max_bytes", config.config_file_max_bytes},
         {"allow",
          {{"users", config.allow.users},
           {"executables", config.allow.executables},

@@ -45,6 +45,15 @@ std::optional<Evidence> make_evidence(const RogueConfig& config, Signal signal,
     return Evidence{signal, weight, std::move(detail)};
 }
 
+void add_evidence(std::vector<Evidence>& evidence, Evidence more) {
+    for (Evidence& existing : evidence) {
+        if (existing.signal != more.signal) continue;
+        existing.detail += "; " + more.detail;
+        return;
+    }
+    evidence.push_back(std::move(more));
+}
+
 std::string join_examples(const std::vector<std::string>& items, std::size_t shown) {
     if (items.empty()) return "";
     if (items.size() == 1) return items.front();

@@ -33,6 +33,11 @@ RiskLevel risk_for(int score, const RiskThresholds& thresholds);
 // (a signal switched off in the configuration leaves no trace in the score).
 std::optional<Evidence> make_evidence(const RogueConfig& config, Signal signal, std::string detail);
 
+// Adds `more` to `evidence`, keeping one piece per signal: when its signal is there
+// already (the arguments and the configuration file they name both show a stratum URL),
+// its detail joins the existing sentence ("...; ...") and the weight counts once.
+void add_evidence(std::vector<Evidence>& evidence, Evidence more);
+
 // "a", "a and b", "a, b and 2 more": several observations in one sentence, bounded.
 std::string join_examples(const std::vector<std::string>& items, std::size_t shown = 3);
 

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <map>
 
+#include "detect/content_reader.hpp"
 #include "host/fd_io.hpp"
 #include "host/proc_reader.hpp"
 #include "model/start_time.hpp"
@@ -84,6 +85,40 @@ void read_history(const ProcessInfo& info, const FactsContext& context, ProcessF
     facts.history = std::move(*samples);
 }
 
+void read_content(const ProcessInfo& info, const FactsContext& context,
+                  ExecutableReader* executables, ProcessFacts& facts) {
+    if (info.kernel_thread || context.config == nullptr) return;
+    if (executables != nullptr && executables->enabled()) {
+        if (auto read = executables->read(info.pid)) {
+            facts.executable_file = read->file;
+            facts.executable_scan = std::move(read->scan);
+            if (!facts.executable_scan) {
+                facts.executable_note = "it runs gpukill itself, whose rule lists carry them all";
+            }
+        } else {
+            facts.executable_note = read.error().what;
+        }
+    }
+    for (const std::string& path : config_file_arguments(info.cmdline)) {
+        auto file = read_argument_file(context.roots.procfs, info.pid, info.uid, path,
+                                       context.config->config_file_max_bytes);
+        if (!file) {
+            facts.config_file_notes.push_back("configuration file not judged: " +
+                                              file.error().what);
+        } else if (*file) {
+            facts.config_files.push_back(std::move(**file));
+        }
+    }
+    // The PID may have been reused while the files were read: what was read is another's.
+    auto start = read_start_time(context.roots, info.pid);
+    if (!start || *start != info.start_time_ticks) {
+        facts.executable_file.reset();
+        facts.executable_scan.reset();
+        facts.executable_note = "the process exited while its executable was read";
+        facts.config_files.clear();
+    }
+}
+
 SessionFacts read_session(const SnapshotProcess& holder, const Snapshot& snapshot,
                           const FactsContext& context) {
     SessionFacts session;
@@ -150,6 +185,8 @@ std::optional<bool> session_leader_alive(const HostRoots& roots, const ProcessIn
 
 std::vector<ProcessFacts> read_facts(const Snapshot& snapshot, const FactsContext& context) {
     TcpTableCache cache(context.roots.procfs);
+    std::optional<ExecutableReader> executables;
+    if (context.config != nullptr) executables.emplace(context.roots.procfs, *context.config);
     std::vector<ProcessFacts> all;
     all.reserve(snapshot.processes.size());
     for (const SnapshotProcess& holder : snapshot.processes) {
@@ -157,6 +194,7 @@ std::vector<ProcessFacts> read_facts(const Snapshot& snapshot, const FactsContex
         facts.holder = holder;
         read_network(holder.info, context.roots, cache, facts);
         read_history(holder.info, context, facts);
+        read_content(holder.info, context, executables ? &*executables : nullptr, facts);
         facts.session = read_session(holder, snapshot, context);
         all.push_back(std::move(facts));
     }

@@ -1,7 +1,8 @@
 // Reads what the signals judge about each GPU holder: its TCP sockets (from its own
 // network namespace's /proc/PID/net/tcp and tcp6, so a container's connections are
-// its own), its samples in the usage history, and whether its session leader still
-// runs. Effects only; the judging is in assessment.hpp.
+// its own), its samples in the usage history, whether its session leader still runs,
+// and (content_reader.hpp, bounded) its executable's bytes and the configuration files
+// its arguments name. Effects only; the judging is in assessment.hpp.
 #pragma once
 
 #include <sys/types.h>
@@ -27,6 +28,9 @@ struct FactsContext {
     std::string history_note;
     std::int64_t since_unix_ms = 0;  // the history window
     std::int64_t now_unix_ms = 0;
+    // What to look for in executables and configuration files, and how much to read;
+    // null reads neither.
+    const RogueConfig* config = nullptr;
 };
 
 // One ProcessFacts per snapshot process, in the snapshot's order.

@@ -62,6 +62,12 @@ bool same_program(std::string_view claimed, std::string_view exe_base) {
     return !rest.empty() && rest.front() >= '0' && rest.front() <= '9';
 }
 
+bool path_inside(std::string_view path, std::string_view dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+    if (dir == "/") return true;
+    return path.size() > dir.size() + 1 && path.starts_with(dir) && path[dir.size()] == '/';
+}
+
 bool bracketed(std::string_view argv0) {
     return argv0.size() >= 3 && argv0.front() == '[' && argv0.back() == ']';
 }

@@ -34,6 +34,10 @@ std::optional<std::string> argv0_name(std::string_view argv0);
 // (a digit, or '.', '-' or '_' then a digit). "python" does not run "python-xmrig".
 bool same_program(std::string_view claimed, std::string_view exe_base);
 
+// Whether `path` is inside the directory `dir` ("/tmp" holds "/tmp/x" but neither
+// "/tmpfoo/x" nor "/tmp" itself; "/" holds everything).
+bool path_inside(std::string_view path, std::string_view dir);
+
 // argv[0] written like a kernel thread ("[kworker/0:1]").
 bool bracketed(std::string_view argv0);
 

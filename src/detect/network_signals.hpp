@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct NetworkFacts {
 
 // Only ESTABLISHED and SYN_SENT connections count.
 std::vector<Evidence> judge_network(const NetworkFacts& facts, const RogueConfig& config);
+
+// A connection to a pool port (as judge_network counts them) from a process whose usage
+// history shows a GPU it held busy for `busy_minutes` (the usage shape's longest busy
+// stretch, when it lasted usage_shape.min_minutes; empty otherwise, whatever its memory).
+// Each sign is innocent alone; together they are a miner at work (busy_pool_connection).
+std::optional<Evidence> judge_busy_pool_connection(const NetworkFacts& facts,
+                                                   std::optional<double> busy_minutes,
+                                                   const RogueConfig& config);
 
 // The listening ports of a namespace's tables.
 std::set<std::uint16_t> listening_ports(const std::vector<TcpSocket>& table);

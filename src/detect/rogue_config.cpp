@@ -23,6 +23,16 @@ RogueConfig default_rogue_config() {
     config.set_weight(Signal::exe_in_temp_dir, 30);
     config.set_weight(Signal::mining_usage_shape, 40);
     config.set_weight(Signal::unattended, 15);
+    // Impossible for an honest process: a kernel thread has no executable and no files, and
+    // a daemon that never touches a GPU does not start doing so from a copy elsewhere.
+    config.set_weight(Signal::kernel_thread_name, 60);
+    config.set_weight(Signal::system_daemon_name, 60);
+    // Several distinct miner strings in the program itself (min_signatures).
+    config.set_weight(Signal::miner_signature, 60);
+    // With pool_port_connection (25) it reaches the threshold: a port miners use alone is
+    // common (Jupyter's 8888), a full GPU for long alone is any training job; both together
+    // from one process are a miner's working life.
+    config.set_weight(Signal::busy_pool_connection, 20);
 
     config.miner_names = {
         "xmrig*",       "xmr-stak*",    "t-rex",        "trex",         "nbminer",
@@ -74,6 +84,65 @@ RogueConfig default_rogue_config() {
         "p2pool.io",       "viabtc.com",         "antpool.com",     "poolin.com",
     };
     config.temp_dirs = {"/tmp", "/dev/shm", "/var/tmp"};
+    config.kernel_thread_names = {
+        "kworker*",     "ksoftirqd*", "kthreadd",   "kswapd*",     "kcompactd*",  "khugepaged",
+        "ksmd",         "kauditd",    "kdevtmpfs",  "kblockd",     "kintegrityd", "khungtaskd",
+        "kthrotld",     "oom_reaper", "writeback",  "migration/*", "rcu_*",       "cpuhp/*",
+        "idle_inject*", "irq/*",      "watchdog/*", "watchdogd",   "jbd2/*",      "xfsaild/*",
+        "scsi_eh_*",    "kcryptd*",   "kstrp",      "netns",       "kaluad",      "ipv6_addrconf",
+    };
+    config.system_daemon_names = {
+        "sshd",      "cron",         "crond",        "atd",
+        "systemd*",  "dbus-daemon",  "dbus-broker*", "rsyslogd",
+        "syslog-ng", "polkitd",      "chronyd",      "ntpd",
+        "cupsd",     "avahi-daemon", "udisksd",      "accounts-daemon",
+        "agetty",    "getty",
+    };
+    config.system_program_dirs = {"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/libexec",
+                                  "/bin",     "/sbin",     "/lib",     "/lib64"};
+    config.miner_signatures = {
+        // Pool protocols: URL schemes and stratum's JSON-RPC methods.
+        "stratum+tcp",
+        "stratum+ssl",
+        "stratum2+tcp",
+        "mining.subscribe",
+        "mining.authorize",
+        "mining.submit",
+        "mining.set_difficulty",
+        "eth_submitLogin",
+        "eth_submitWork",
+        // Mining algorithms. Not "ethash": "gethash" carries it, in python3.11, node, gpg
+        // and half of /usr/lib; "daggerhashimoto" is its name in pools and miners.
+        "randomx",
+        "cryptonight",
+        "daggerhashimoto",
+        "etchash",
+        "kawpow",
+        "autolykos",
+        "kheavyhash",
+        "progpow",
+        "firopow",
+        "cuckatoo",
+        "beamhash",
+        "ghostrider",
+        "argon2/chukwa",
+        // Miner projects and their options.
+        "xmrig",
+        "xmr-stak",
+        "lolminer",
+        "phoenixminer",
+        "nbminer",
+        "teamredminer",
+        "nanominer",
+        "bzminer",
+        "srbminer",
+        "ccminer",
+        "cgminer",
+        "ethminer",
+        "cpuminer",
+        "donate-level",
+        "nicehash",
+    };
     return config;
 }
 

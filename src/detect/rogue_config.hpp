@@ -29,12 +29,23 @@ struct RiskThresholds {
 // and inference hold gigabytes that vary (or grow) as batches and caches come and go.
 struct UsageShapeConfig {
     unsigned min_utilization_percent = 90;
-    double min_minutes = 30;  // the busy stretch must last this long
+    // The busy stretch must last this long. Short enough to judge while the agent samples
+    // continuously; a miner runs for hours, and memory is what tells it from a benchmark.
+    double min_minutes = 10;
     std::uint64_t max_memory_bytes = std::uint64_t{1} << 30;
     double max_memory_variation = 0.05;  // coefficient of variation (stddev / mean)
     // Samples further apart than this break a stretch: nobody saw what happened between.
     double max_sample_gap_seconds = 300;
     friend bool operator==(const UsageShapeConfig&, const UsageShapeConfig&) = default;
+};
+
+// Reading a GPU holder's executable for miner_signature: at most max_bytes from its
+// start, through /proc/PID/exe (a deleted or renamed file still counts). The signal
+// needs min_signatures distinct signatures: one such string can turn up by accident.
+struct ExecutableScanConfig {
+    std::uint64_t max_bytes = std::uint64_t{64} << 20;
+    unsigned min_signatures = 2;
+    friend bool operator==(const ExecutableScanConfig&, const ExecutableScanConfig&) = default;
 };
 
 // Exact matches only, never substrings (docs/ROGUE.md).
@@ -62,6 +73,20 @@ struct RogueConfig {
     // names are never resolved).
     std::vector<std::string> pool_hosts;
     std::vector<std::string> temp_dirs;  // absolute directories
+    // Names only the kernel's own threads have (patterns as above; '/' allowed): a user
+    // process holding a GPU under one is hiding.
+    std::vector<std::string> kernel_thread_names;
+    // System daemons that never touch a GPU, and where the system's programs live: one of
+    // them holding a GPU from anywhere else (or from a file its owner is not root, or others
+    // may write) is a copy under a borrowed name.
+    std::vector<std::string> system_daemon_names;
+    std::vector<std::string> system_program_dirs;  // absolute directories
+    // Strings mining programs carry (pool protocols, algorithms, projects), searched
+    // case-insensitively in the executable's bytes.
+    std::vector<std::string> miner_signatures;
+    ExecutableScanConfig executable_scan;
+    // How much of a file named by --config/-c is read for pools, wallets and algorithms.
+    std::uint64_t config_file_max_bytes = std::uint64_t{64} << 10;
     AllowList allow;
 
     int weight(Signal signal) const { return weights[static_cast<std::size_t>(signal)]; }

@@ -32,6 +32,14 @@ std::string_view signal_name(Signal signal) {
             return "mining_usage_shape";
         case Signal::unattended:
             return "unattended";
+        case Signal::kernel_thread_name:
+            return "kernel_thread_name";
+        case Signal::system_daemon_name:
+            return "system_daemon_name";
+        case Signal::miner_signature:
+            return "miner_signature";
+        case Signal::busy_pool_connection:
+            return "busy_pool_connection";
     }
     return "unknown";
 }

@@ -25,16 +25,21 @@ enum class Signal {
     exe_in_temp_dir,       // the executable lives in /tmp, /dev/shm or /var/tmp
     mining_usage_shape,    // history: busy for long with small, flat memory
     unattended,            // parent or session gone, running for long
+    kernel_thread_name,    // a user process holding a GPU under a kernel thread's name
+    system_daemon_name,    // named like a system daemon, but not the system's program
+    miner_signature,       // the executable's bytes carry strings mining programs carry
+    busy_pool_connection,  // a pool-port connection while the GPU was busy for long
 };
 
-inline constexpr std::size_t kSignalCount = 14;
+inline constexpr std::size_t kSignalCount = 18;
 
 inline constexpr std::array<Signal, kSignalCount> kAllSignals = {
-    Signal::miner_name,           Signal::masquerade,     Signal::name_mismatch,
-    Signal::stratum_url,          Signal::pool_address,   Signal::mining_algorithm,
-    Signal::miner_option,         Signal::wallet_address, Signal::pool_port_connection,
-    Signal::pool_host_connection, Signal::exe_deleted,    Signal::exe_in_temp_dir,
-    Signal::mining_usage_shape,   Signal::unattended,
+    Signal::miner_name,           Signal::masquerade,      Signal::name_mismatch,
+    Signal::stratum_url,          Signal::pool_address,    Signal::mining_algorithm,
+    Signal::miner_option,         Signal::wallet_address,  Signal::pool_port_connection,
+    Signal::pool_host_connection, Signal::exe_deleted,     Signal::exe_in_temp_dir,
+    Signal::mining_usage_shape,   Signal::unattended,      Signal::kernel_thread_name,
+    Signal::system_daemon_name,   Signal::miner_signature, Signal::busy_pool_connection,
 };
 
 std::string_view signal_name(Signal signal);

@@ -130,13 +130,14 @@ ShapeVerdict judge_usage_shape(const std::vector<history::ProcessSample>& sample
             shape.min_utilization_percent, shape.min_minutes, span_minutes);
         return verdict;
     }
+    verdict.busy_minutes = best.minutes();
     const MemoryStats memory = memory_stats(best.samples);
     // Whole minutes read best; short stretches (a test's shrunk thresholds) need a decimal.
     const std::string minutes = best.minutes() < 10 ? fmt::format("{:.1f}", best.minutes())
                                                     : fmt::format("{:.0f}", best.minutes());
-    const std::string busy =
-        fmt::format("GPU {} at >= {}% for {} minutes ({} samples)", best.gpu,
-                    shape.min_utilization_percent, minutes, best.samples.size());
+    const std::string busy = fmt::format(
+        "GPU {} at >= {}% for {} minutes ({} samples, in {:.1f} minutes of history)", best.gpu,
+        shape.min_utilization_percent, minutes, best.samples.size(), span_minutes);
     if (memory.known * 2 < best.samples.size()) {
         verdict.judged = false;
         verdict.note = fmt::format("{}, but its memory is mostly unknown: shape not judged", busy);

@@ -25,6 +25,9 @@ struct ShapeVerdict {
     bool judged = false;               // enough history to say either way
     std::optional<Evidence> evidence;  // mining-like
     std::string note;                  // one line: what was seen, or why not judged
+    // The longest busy stretch, in minutes, when it lasted min_minutes, whatever the
+    // memory: "sustained full use" for busy_pool_connection.
+    std::optional<double> busy_minutes;
 };
 
 ShapeVerdict judge_usage_shape(const std::vector<history::ProcessSample>& samples,

@@ -41,6 +41,7 @@ std::map<guard::IdentityKey, guard::RogueScore> rogue_scores_for(
     detect::FactsContext context;
     context.roots = roots;
     context.now_unix_ms = snapshot.timestamp_unix_ms;
+    context.config = &loaded->config;
     context.since_unix_ms = snapshot.timestamp_unix_ms - kRogueHistoryMs;
     std::unique_ptr<history::UsageStore> store;
     if (auto opened = history::UsageStore::open_read_only(state_dir)) {

@@ -26,6 +26,7 @@ RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
     detect::FactsContext context;
     context.roots = settings.roots;
     context.now_unix_ms = now;
+    context.config = &config.config;
     context.since_unix_ms = now - static_cast<std::int64_t>(request.hours * 3600.0 * 1000.0);
     std::unique_ptr<history::UsageStore> store;
     if (auto opened = history::UsageStore::open_read_only(settings.state_dir)) {

@@ -107,6 +107,95 @@ TEST(RogueAssess, UsageShapeFromHistoryCounts) {
     EXPECT_EQ(assessment.risk, RiskLevel::medium);
 }
 
+TEST(RogueScore, ASecondObservationOfASignalJoinsTheFirstsSentence) {
+    std::vector<Evidence> evidence = {{Signal::stratum_url, 60, "in argv"}};
+    add_evidence(evidence, {Signal::stratum_url, 60, "in the file"});
+    add_evidence(evidence, {Signal::wallet_address, 40, "wallet"});
+    ASSERT_EQ(evidence.size(), 2u);
+    EXPECT_EQ(evidence[0].detail, "in argv; in the file");
+    EXPECT_EQ(total_score(evidence), 100);
+}
+
+std::vector<history::ProcessSample> busy_minutes(int minutes, std::uint64_t memory) {
+    std::vector<history::ProcessSample> samples;
+    for (int i = 0; i <= minutes; ++i) {
+        samples.push_back({.time_unix_ms = i * 60'000,
+                           .memory_bytes = memory,
+                           .gpu_utilization_percent = 100,
+                           .gpu_process_count = 1});
+    }
+    return samples;
+}
+
+TcpSocket to_pool_port() {
+    TcpSocket socket;
+    socket.remote = *parse_ip_address("127.0.0.1");
+    socket.remote_port = 3333;
+    socket.local_port = 50000;
+    socket.state = kTcpEstablished;
+    return socket;
+}
+
+// Issue 19's first disguise: a miner copied as python3, its pool in a config file.
+TEST(RogueAssess, AMinerNamedPython3WithItsPoolInAConfigFile) {
+    ProcessFacts facts = facts_of(process("python3", "/home/u/.local/bin/python3",
+                                          {"python3", "--config=/home/u/.cache/settings.json"}));
+    facts.config_files = {
+        {"/home/u/.cache/settings.json",
+         R"({"pools": [{"url": "stratum+tcp://127.0.0.1:3333", "algo": "kawpow"}]})", false}};
+    facts.executable_scan =
+        ExecutableScan{{"stratum+tcp", "kawpow", "mining.subscribe"}, 1000, false};
+    facts.network->sockets = {to_pool_port()};
+    facts.history = busy_minutes(12, 30ull << 30);  // a training job's memory: shape says no
+    const Assessment assessment = assess(facts, kConfig);
+    for (Signal signal : {Signal::stratum_url, Signal::mining_algorithm, Signal::miner_signature,
+                          Signal::pool_port_connection, Signal::busy_pool_connection}) {
+        EXPECT_TRUE(has(assessment.evidence, signal)) << signal_name(signal);
+    }
+    EXPECT_FALSE(has(assessment.evidence, Signal::mining_usage_shape));
+    EXPECT_FALSE(has(assessment.evidence, Signal::masquerade)) << "it is what it says: python3";
+    EXPECT_EQ(assessment.score, 100);
+    EXPECT_NE(std::find(assessment.notes.begin(), assessment.notes.end(),
+                        "executable content: mining strings"),
+              assessment.notes.end());
+}
+
+TEST(RogueAssess, APoolConnectionFromABusyGpuAloneIsAFinding) {
+    ProcessFacts facts = facts_of(process("python3", "/usr/bin/python3.11", {"python3", "w.py"}));
+    facts.network->sockets = {to_pool_port()};
+    EXPECT_EQ(assess(facts, kConfig).score, 25) << "the connection alone";
+    facts.history = busy_minutes(12, 30ull << 30);
+    const Assessment busy = assess(facts, kConfig);
+    EXPECT_EQ(busy.score, 45);
+    EXPECT_GE(busy.score, kConfig.report_threshold);
+    EXPECT_TRUE(has(busy.evidence, Signal::busy_pool_connection));
+}
+
+// Issue 19's second disguise: the same binary named kworker, no telling arguments.
+TEST(RogueAssess, AMinerNamedKworkerIsAFindingOnItsName) {
+    ProcessFacts facts = facts_of(process("kworker", "/home/u/.cache/kworker", {"kworker"}));
+    facts.executable_file = ExecutableFile{1001, false};
+    const Assessment assessment = assess(facts, kConfig);
+    EXPECT_TRUE(has(assessment.evidence, Signal::kernel_thread_name));
+    EXPECT_GE(assessment.score, kConfig.report_threshold);
+}
+
+TEST(RogueAssess, ContentNotReadIsANote) {
+    ProcessFacts facts = facts_of(process("w", "/opt/w", {"w", "--config", "/etc/w.yaml"}));
+    facts.executable_note = "cannot open /proc/42/exe: Permission denied";
+    facts.config_file_notes = {
+        "configuration file not judged: /etc/w.yaml is not readable by "
+        "the process's owner"};
+    const Assessment assessment = assess(facts, kConfig);
+    EXPECT_NE(std::find(assessment.notes.begin(), assessment.notes.end(),
+                        "executable content not judged: cannot open /proc/42/exe: Permission "
+                        "denied"),
+              assessment.notes.end());
+    EXPECT_NE(std::find(assessment.notes.begin(), assessment.notes.end(),
+                        facts.config_file_notes.front()),
+              assessment.notes.end());
+}
+
 TEST(RogueReportTest, FindingsAtTheThresholdAllowedApartOrderedByScore) {
     RogueConfig config = default_rogue_config();
     config.allow.users = {"render"};

@@ -87,7 +87,8 @@ TEST(RogueConfigFile, ErrorsNameTheFileLineAndColumn) {
               "rogue.yaml:2:1: unknown key \"threshold\" in the file (expected report_threshold, "
               "risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
               "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, "
-              "allow)");
+              "kernel_thread_names, system_daemon_names, system_program_dirs, miner_signatures, "
+              "executable_scan, config_file_max_bytes, allow)");
     EXPECT_TRUE(error_of("weights:\n  miner_nam: 5\n")
                     .starts_with("rogue.yaml:2:3: unknown key \"miner_nam\" in weights (expected "
                                  "miner_name, masquerade, "));
@@ -153,6 +154,12 @@ TEST(RogueConfigFile, ExportReadsBackToTheSameConfiguration) {
     custom.miner_names = {"odd \"name\"", "tab\there", "xmrig*"};
     custom.pool_hosts = {"2001:db8::1", "pool.example"};
     custom.pool_ports = {};
+    custom.kernel_thread_names = {"kworker/*", "[odd]"};
+    custom.system_daemon_names = {"sshd"};
+    custom.system_program_dirs = {"/opt/system"};
+    custom.miner_signatures = {"stratum+tcp", "with \"quote\"", "back\\slash"};
+    custom.executable_scan = {.max_bytes = 3ull << 20, .min_signatures = 3};
+    custom.config_file_max_bytes = 1000;
     custom.allow = {
         .users = {"alice", "1001"}, .executables = {"/opt/a b/c"}, .names = {"blender", "[weird]"}};
     const std::string yaml = rogue_config_yaml(custom, "");
@@ -167,6 +174,55 @@ TEST(RogueConfigFile, JsonHasEverySetting) {
     EXPECT_EQ(json["weights"]["stratum_url"], 60);
     EXPECT_EQ(json["usage_shape"]["max_memory_bytes"], 1ull << 30);
     EXPECT_TRUE(json["allow"]["names"].is_array());
+    EXPECT_EQ(json["weights"]["miner_signature"], 60);
+    EXPECT_EQ(json["executable_scan"]["max_bytes"], 64ull << 20);
+    EXPECT_EQ(json["executable_scan"]["min_signatures"], 2);
+    EXPECT_EQ(json["config_file_max_bytes"], 64ull << 10);
+    EXPECT_TRUE(json["miner_signatures"].is_array());
+    EXPECT_TRUE(json["kernel_thread_names"].is_array());
+}
+
+TEST(RogueConfigFile, ContentAndBorrowedNameSettings) {
+    auto config = parse(R"(kernel_thread_names: ["kworker/*", "kthreadd"]
+system_daemon_names: [sshd]
+system_program_dirs: [/usr/sbin]
+miner_signatures: ["stratum+tcp", "kawpow"]
+executable_scan: {max_bytes: 8M}
+config_file_max_bytes: 4K
+weights: {busy_pool_connection: 30}
+)");
+    ASSERT_TRUE(config) << config.error().what;
+    EXPECT_EQ(config->kernel_thread_names, (std::vector<std::string>{"kworker/*", "kthreadd"}));
+    EXPECT_EQ(config->system_daemon_names, std::vector<std::string>{"sshd"});
+    EXPECT_EQ(config->system_program_dirs, std::vector<std::string>{"/usr/sbin"});
+    EXPECT_EQ(config->miner_signatures, (std::vector<std::string>{"stratum+tcp", "kawpow"}));
+    EXPECT_EQ(config->executable_scan.max_bytes, 8ull << 20);
+    EXPECT_EQ(config->executable_scan.min_signatures, 2u)
+        << "the rest of the map keeps its default";
+    EXPECT_EQ(config->config_file_max_bytes, 4096u);
+    EXPECT_EQ(config->weight(Signal::busy_pool_connection), 30);
+
+    EXPECT_EQ(error_of("miner_signatures: [abc]\n"),
+              "rogue.yaml:1:20: miner_signatures: \"abc\" must be 4 to 64 bytes long");
+    EXPECT_EQ(error_of("miner_signatures: [\"tab\\there\"]\n"),
+              "rogue.yaml:1:20: miner_signatures: \"tab\\x09here\" must be printable ASCII");
+    EXPECT_EQ(error_of("kernel_thread_names: [\"k*w\"]\n"),
+              "rogue.yaml:1:23: kernel_thread_names: \"k*w\" has '*' before its end; only a "
+              "trailing '*' (a prefix) is supported");
+    EXPECT_EQ(error_of("system_daemon_names: [/usr/sbin/sshd]\n"),
+              "rogue.yaml:1:23: system_daemon_names: \"/usr/sbin/sshd\" is a path; give the "
+              "program's name");
+    EXPECT_EQ(error_of("system_program_dirs: [usr/bin]\n"),
+              "rogue.yaml:1:23: system_program_dirs: \"usr/bin\" is not an absolute path");
+    EXPECT_EQ(error_of("executable_scan: {max_bytes: 2G}\n"),
+              "rogue.yaml:1:30: executable_scan.max_bytes: \"2G\" is not a size above 0 and at "
+              "most 1024 MiB (e.g. 16M, 64M)");
+    EXPECT_EQ(error_of("executable_scan: {min_signatures: 0}\n"),
+              "rogue.yaml:1:35: executable_scan.min_signatures: 0 is outside 1..100");
+    EXPECT_TRUE(error_of("executable_scan: {bytes: 1M}\n")
+                    .starts_with("rogue.yaml:1:19: unknown key \"bytes\" in executable_scan "
+                                 "(expected max_bytes, min_signatures)"));
+    EXPECT_TRUE(error_of("config_file_max_bytes: 0\n").starts_with("rogue.yaml:1:24: "));
 }
 
 TEST(RogueConfigFile, LoadingPrefersTheNamedFileThenConfigDirThenDefaults) {

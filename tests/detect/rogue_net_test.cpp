@@ -183,5 +183,30 @@ TEST(RogueNetwork, ListeningPortsOfATable) {
               (std::set<std::uint16_t>{22}));
 }
 
+TEST(RogueNetwork, APoolPortFromABusyGpuAddsUpToAFinding) {
+    const RogueConfig config = default_rogue_config();
+    NetworkFacts facts;
+    facts.sockets = {connection("127.0.0.1", 3333, kTcpEstablished)};
+    auto busy = judge_busy_pool_connection(facts, 12.5, config);
+    ASSERT_TRUE(busy);
+    EXPECT_EQ(busy->signal, Signal::busy_pool_connection);
+    EXPECT_EQ(busy->detail,
+              "connected to 127.0.0.1:3333 (a pool port) while keeping a GPU at >= 90% for 12.5 "
+              "minutes");
+    std::vector<Evidence> both = judge_network(facts, config);
+    both.push_back(*busy);
+    EXPECT_EQ(total_score(both), 45);
+    EXPECT_GE(total_score(both), config.report_threshold);
+
+    // Either alone is not enough: not busy for long, or busy without a pool connection.
+    EXPECT_FALSE(judge_busy_pool_connection(facts, std::nullopt, config));
+    facts.sockets = {connection("127.0.0.1", 443, kTcpEstablished)};
+    EXPECT_FALSE(judge_busy_pool_connection(facts, 60.0, config));
+    // A browser connected to Jupyter's 8888 is the server's socket, not the process's.
+    facts.sockets = {connection("127.0.0.1", 51000, kTcpEstablished, 8888)};
+    facts.listening_ports = {8888};
+    EXPECT_FALSE(judge_busy_pool_connection(facts, 60.0, config));
+}
+
 }  // namespace
 }  // namespace gpukill::detect

@@ -89,5 +89,41 @@ TEST(RogueUnattended, YoungAttendedOrUnknownRaisesNothing) {
         {.orphaned = true, .session_leader_alive = false, .age_seconds = std::nullopt}, kConfig));
 }
 
+TEST(RogueExecutableContent, SeveralMinerStringsAreAFindingWithTheStringsShown) {
+    const ExecutableScan scan{{"stratum+tcp", "mining.subscribe", "kawpow"}, 12u << 20, false};
+    const ContentVerdict verdict = judge_executable_content(scan, kConfig);
+    ASSERT_TRUE(verdict.evidence);
+    EXPECT_EQ(verdict.evidence->signal, Signal::miner_signature);
+    EXPECT_EQ(verdict.evidence->weight, 60);
+    EXPECT_EQ(verdict.evidence->detail,
+              "the executable carries strings of mining programs: \"stratum+tcp\", "
+              "\"mining.subscribe\" and \"kawpow\" (in all 12.0 MiB of the executable)");
+}
+
+TEST(RogueExecutableContent, OneStringByChanceOrNoneIsANoteOnly) {
+    const ContentVerdict one = judge_executable_content({{"randomx"}, 6u << 20, true}, kConfig);
+    EXPECT_FALSE(one.evidence);
+    EXPECT_EQ(one.note,
+              "miner strings in the first 6.0 MiB of the executable: \"randomx\" (fewer than the "
+              "2 needed)");
+    const ContentVerdict none = judge_executable_content({{}, 1u << 20, false}, kConfig);
+    EXPECT_FALSE(none.evidence);
+    EXPECT_EQ(none.note, "no miner strings in all 1.0 MiB of the executable");
+
+    RogueConfig strict = default_rogue_config();
+    strict.executable_scan.min_signatures = 1;
+    EXPECT_TRUE(judge_executable_content({{"randomx"}, 10, false}, strict).evidence);
+    strict.set_weight(Signal::miner_signature, 0);
+    EXPECT_FALSE(judge_executable_content({{"randomx", "kawpow"}, 10, false}, strict).evidence);
+}
+
+TEST(RogueExecutableContent, UntrustedBytesAreShownEscaped) {
+    RogueConfig config = default_rogue_config();
+    const ContentVerdict verdict =
+        judge_executable_content({{"a\"b\x1b[2J", "kawpow"}, 10, false}, config);
+    ASSERT_TRUE(verdict.evidence);
+    EXPECT_EQ(verdict.evidence->detail.find('\x1b'), std::string::npos) << verdict.evidence->detail;
+}
+
 }  // namespace
 }  // namespace gpukill::detect

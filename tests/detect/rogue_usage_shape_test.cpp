@@ -35,9 +35,13 @@ TEST(RogueUsageShape, FullLoadWithSmallFlatMemoryIsMiningLike) {
     ASSERT_TRUE(verdict.evidence);
     EXPECT_EQ(verdict.evidence->signal, Signal::mining_usage_shape);
     EXPECT_EQ(verdict.evidence->weight, 40);
-    EXPECT_NE(verdict.evidence->detail.find("GPU 0 at >= 90% for 45 minutes (46 samples)"),
+    // How long the shape was observed, in the evidence itself.
+    EXPECT_NE(verdict.evidence->detail.find(
+                  "GPU 0 at >= 90% for 45 minutes (46 samples, in 45.0 minutes of history)"),
               std::string::npos)
         << verdict.evidence->detail;
+    ASSERT_TRUE(verdict.busy_minutes);
+    EXPECT_DOUBLE_EQ(*verdict.busy_minutes, 45.0);
     EXPECT_NE(verdict.evidence->detail.find("256 MiB"), std::string::npos);
 }
 
@@ -45,6 +49,9 @@ TEST(RogueUsageShape, TrainingsLargeMemoryIsNot) {
     auto verdict = judge_usage_shape(series(120, 100, 30ull * 1024 * kMiB), kConfig);
     EXPECT_TRUE(verdict.judged);
     EXPECT_FALSE(verdict.evidence);
+    // Busy all the same: what busy_pool_connection asks, whatever the memory.
+    ASSERT_TRUE(verdict.busy_minutes);
+    EXPECT_DOUBLE_EQ(*verdict.busy_minutes, 120.0);
     EXPECT_NE(verdict.note.find("large"), std::string::npos) << verdict.note;
 }
 
@@ -62,17 +69,21 @@ TEST(RogueUsageShape, IdleOrShortBurstsAreNot) {
     EXPECT_TRUE(idle.judged);
     EXPECT_FALSE(idle.evidence);
     EXPECT_NE(idle.note.find("never at >= 90%"), std::string::npos) << idle.note;
+    EXPECT_FALSE(idle.busy_minutes);
 
+    // Busy for 7 minutes at a time, under the 10 needed.
     auto bursts = series(60, 100, 100 * kMiB);
-    for (std::size_t i = 20; i < bursts.size(); i += 20) bursts[i].gpu_utilization_percent = 10;
-    EXPECT_FALSE(judge_usage_shape(bursts, kConfig).evidence);
+    for (std::size_t i = 8; i < bursts.size(); i += 8) bursts[i].gpu_utilization_percent = 10;
+    auto verdict = judge_usage_shape(bursts, kConfig);
+    EXPECT_FALSE(verdict.evidence);
+    EXPECT_FALSE(verdict.busy_minutes);
 }
 
 TEST(RogueUsageShape, TooLittleHistoryIsNotJudged) {
-    auto verdict = judge_usage_shape(series(10, 100, 100 * kMiB), kConfig);
+    auto verdict = judge_usage_shape(series(5, 100, 100 * kMiB), kConfig);
     EXPECT_FALSE(verdict.judged);
     EXPECT_FALSE(verdict.evidence);
-    EXPECT_NE(verdict.note.find("11 samples over 10.0 minutes of history (needs 30)"),
+    EXPECT_NE(verdict.note.find("6 samples over 5.0 minutes of history (needs 10)"),
               std::string::npos)
         << verdict.note;
     auto one = judge_usage_shape(series(0, 100, 100 * kMiB), kConfig);
@@ -92,13 +103,23 @@ TEST(RogueUsageShape, ASharedGpusLoadIsNotAttributed) {
 }
 
 TEST(RogueUsageShape, GapsBreakAStretch) {
-    auto samples = series(20, 100, 100 * kMiB);
-    auto later = series(20, 100, 100 * kMiB);
+    auto samples = series(8, 100, 100 * kMiB);
+    auto later = series(8, 100, 100 * kMiB);
     for (auto& sample : later) sample.time_unix_ms += 60 * kMinute;  // an hour unobserved
     samples.insert(samples.end(), later.begin(), later.end());
     auto verdict = judge_usage_shape(samples, kConfig);
     EXPECT_TRUE(verdict.judged);
     EXPECT_FALSE(verdict.evidence);
+}
+
+TEST(RogueUsageShape, TenMinutesOfSamplesAreEnough) {
+    // The agent samples continuously: ten minutes of it judge the shape.
+    auto verdict = judge_usage_shape(series(10, 100, 100 * kMiB), kConfig);
+    EXPECT_TRUE(verdict.judged);
+    ASSERT_TRUE(verdict.evidence) << verdict.note;
+    EXPECT_NE(verdict.evidence->detail.find("for 10 minutes (11 samples, in 10.0 minutes"),
+              std::string::npos)
+        << verdict.evidence->detail;
 }
 
 TEST(RogueUsageShape, EachGpuOnItsOwnAndThresholdsFromTheConfig) {
@@ -123,6 +144,7 @@ TEST(RogueUsageShape, MostlyUnknownMemoryIsNotJudged) {
     EXPECT_FALSE(verdict.judged);
     EXPECT_FALSE(verdict.evidence);
     EXPECT_NE(verdict.note.find("memory is mostly unknown"), std::string::npos) << verdict.note;
+    EXPECT_TRUE(verdict.busy_minutes) << "busy is known without the memory";
 }
 
 }  // namespace

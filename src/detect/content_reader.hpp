@@ -1,0 +1,66 @@
+// Bounded reads of what a GPU holder runs and names: its executable's bytes, searched
+// for miner signatures, and the configuration files its arguments name. Effects only;
+// judging them is pure (executable_signals.hpp, config_argument_signals.hpp). Only
+// read_facts calls these, and only for processes holding a GPU.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "detect/borrowed_name_signals.hpp"
+#include "detect/config_argument_signals.hpp"
+#include "detect/executable_signals.hpp"
+#include "detect/rogue_config.hpp"
+#include "detect/signature_scanner.hpp"
+#include "model/result.hpp"
+
+namespace gpukill::detect {
+
+struct ExecutableRead {
+    ExecutableFile file;
+    // Empty when the process runs this very program (the same file as /proc/self/exe):
+    // gpukill's own rule lists carry every signature, and another gpukill (an agent, a
+    // watch) holds the GPUs it reads through NVML.
+    std::optional<ExecutableScan> scan;
+};
+
+// Reads executables through PROCFS/PID/exe, which opens the file the process runs even
+// when it was deleted or renamed since (or lives in a container's filesystem): at most
+// executable_scan.max_bytes of it, in chunks, through one SignatureScanner. Processes
+// running the same file (DataLoader workers, several jobs of one interpreter) are read
+// once per reader, which lives for one check.
+class ExecutableReader {
+  public:
+    ExecutableReader(std::string procfs, const RogueConfig& config);
+
+    // Whether reading is wanted at all: signatures configured and their signal weighed.
+    bool enabled() const { return enabled_; }
+    Result<ExecutableRead> read(pid_t pid);
+
+  private:
+    using FileKey = std::tuple<dev_t, ino_t, off_t, std::int64_t, long>;
+    std::optional<std::pair<dev_t, ino_t>> own_file_;  // gpukill's executable
+    std::string procfs_;
+    std::uint64_t max_bytes_;
+    bool enabled_;
+    SignatureScanner scanner_;
+    std::map<FileKey, ExecutableScan> scanned_;
+};
+
+// The file `path` names for process `pid`, at most `max_bytes` of it: an absolute path
+// in the process's own root (PROCFS/PID/root, resolved as inside it), a relative one from
+// its working directory (PROCFS/PID/cwd). Read only when it is a regular file (looked at through
+// O_PATH first, so a device or FIFO is never opened) that the process's owner `uid` may read too:
+// owned by that user, or readable by everyone. Empty optional when it names no such file
+// (`python3 -c CODE`); an error when it exists but cannot be read.
+Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs, pid_t pid,
+                                                       std::optional<uid_t> uid,
+                                                       const std::string& path,
+                                                       std::uint64_t max_bytes);
+
+}  // namespace gpukill::detect
