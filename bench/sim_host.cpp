@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <sstream>
 #include <stdexcept>
@@ -100,10 +101,13 @@ SimHost::SimHost(std::string gpusim, std::string root)
     : gpusim_(std::move(gpusim)), root_(std::move(root)) {
     run_checked({gpusim_, "init", "--root", root_});
     env_ = parse_env(run_checked({gpusim_, "env", "--root", root_}).out);
-    if (env_.size() != 3) {
-        throw std::runtime_error("gpusim env printed " + std::to_string(env_.size()) +
-                                 " variables, expected GPUKILL_NVML_LIBRARY, GPUKILL_DEVFS and "
-                                 "GPUSIM_ROOT");
+    // gpusim env may name more (the sysfs root, nvidia-smi); these three it must.
+    for (const char* name : {"GPUKILL_NVML_LIBRARY", "GPUKILL_DEVFS", "GPUSIM_ROOT"}) {
+        const std::string prefix = std::string(name) + "=";
+        if (std::none_of(env_.begin(), env_.end(),
+                         [&](const std::string& entry) { return entry.rfind(prefix, 0) == 0; })) {
+            throw std::runtime_error(std::string("gpusim env did not print ") + name);
+        }
     }
 }
 

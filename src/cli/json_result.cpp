@@ -13,6 +13,13 @@ namespace {
 bool g_document_printed = false;
 std::optional<std::string> g_last_error;
 
+bool has_argument(int argc, char** argv, std::string_view a, std::string_view b) {
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i] == a || argv[i] == b) return true;
+    }
+    return false;
+}
+
 bool asks_for_json(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -46,7 +53,8 @@ int finish_json_result(int argc, char** argv, int code) {
     nlohmann::ordered_json document;
     document["schema_version"] = 1;
     document["error"] = {{"message", g_last_error.value_or("failed")}, {"exit_code", code}};
-    print_json_result(document);
+    // list --watch --json writes JSON Lines: its error is one line too.
+    print_json_result(document, has_argument(argc, argv, "--watch", "-w") ? -1 : 2);
     return code;
 }
 

@@ -125,6 +125,11 @@ TEST(JsonOnFailure, AFailedJsonCommandStillPrintsOneDocumentWithTheError) {
     EXPECT_EQ(bad_option.exit_code, 3);
     EXPECT_EQ(nlohmann::json::parse(bad_option.out)["error"]["exit_code"], 3);
 
+    CommandResult watch = host.gpukill({"list", "--watch", "--json", "--gpu", "9"});
+    EXPECT_EQ(watch.exit_code, 3);
+    EXPECT_EQ(watch.out.find('\n'), watch.out.size() - 1) << "JSON Lines: one line";
+    EXPECT_EQ(nlohmann::json::parse(watch.out)["error"]["exit_code"], 3);
+
     CommandResult fine = host.gpukill({"list", "--gpu", "9"});
     EXPECT_EQ(fine.out, "") << "without --json stdout stays empty on an error";
 }
