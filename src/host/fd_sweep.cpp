@@ -17,6 +17,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "host/drm_pci.hpp"
@@ -172,11 +174,13 @@ class HolderScanner {
 
     bool opened() const { return static_cast<bool>(proc_); }
 
-    // Every process procfs lists; the errno of the listing, 0 when it completed.
-    int scan_all() {
-        return proc_reader_.for_each(proc_.get(), [&](const char* pid_name) {
-            if (pid_from_name(pid_name)) scan(pid_name);
+    // The PIDs procfs lists, by name; `listing_errno` is 0 when the listing completed.
+    std::vector<std::string> list(int& listing_errno) {
+        std::vector<std::string> names;
+        listing_errno = proc_reader_.for_each(proc_.get(), [&](const char* pid_name) {
+            if (pid_from_name(pid_name)) names.emplace_back(pid_name);
         });
+        return names;
     }
 
     // One process by its PID's decimal name: counted as scanned, and as a holder, denied
@@ -253,6 +257,28 @@ class HolderScanner {
     std::vector<DrmFd> drm_fds_;
 };
 
+// One thread's share of the sweep added to the whole: counts summed, holders joined, the
+// PIDs named in warnings kept to the first few.
+void merge_into(SweepResult& whole, SweepResult&& part) {
+    whole.processes_scanned += part.processes_scanned;
+    whole.processes_denied += part.processes_denied;
+    whole.processes_vanished += part.processes_vanished;
+    whole.processes_unreadable += part.processes_unreadable;
+    for (pid_t pid : part.denied_pids) name_unseen(whole.denied_pids, pid);
+    for (pid_t pid : part.unreadable_pids) name_unseen(whole.unreadable_pids, pid);
+    for (DeviceHolder& holder : part.holders) whole.holders.push_back(std::move(holder));
+    if (!whole.error && part.error) whole.error = std::move(part.error);
+}
+
+// Below this many processes one thread is as fast: starting threads costs more than
+// it saves.
+constexpr std::size_t kProcessesPerExtraThread = 256;
+
+std::size_t sweep_threads(std::size_t processes) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::clamp<std::size_t>(processes / kProcessesPerExtraThread, 1, cores);
+}
+
 void finish(const HostRoots& roots, SweepResult& result) {
     std::sort(result.holders.begin(), result.holders.end(),
               [](const DeviceHolder& a, const DeviceHolder& b) { return a.pid < b.pid; });
@@ -263,11 +289,32 @@ void finish(const HostRoots& roots, SweepResult& result) {
 
 SweepResult sweep_device_holders(const HostRoots& roots) {
     SweepResult result;
-    HolderScanner scanner(roots, result);
-    if (!scanner.opened()) return result;
-    if (const int list_errno = scanner.scan_all(); list_errno != 0) {
-        result.error = os_error("cannot list " + roots.procfs, list_errno);
+    std::vector<std::string> names;
+    {
+        HolderScanner lister(roots, result);
+        if (!lister.opened()) return result;
+        int list_errno = 0;
+        names = lister.list(list_errno);
+        if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);
     }
+    // One thread per core over interleaved shares of the PIDs (neighbouring PIDs are
+    // often one job's workers, with as many fds each): the sweep is syscall-bound, and
+    // each process's fds are read by one thread alone, so nothing is shared but the
+    // result, joined at the end.
+    const std::size_t threads = sweep_threads(names.size());
+    std::vector<SweepResult> parts(threads);
+    const auto sweep_share = [&](std::size_t share) {
+        HolderScanner scanner(roots, parts[share]);
+        if (!scanner.opened()) return;
+        for (std::size_t i = share; i < names.size(); i += threads) scanner.scan(names[i].c_str());
+    };
+    {
+        std::vector<std::jthread> workers;
+        for (std::size_t share = 1; share < threads; ++share)
+            workers.emplace_back(sweep_share, share);
+        sweep_share(0);
+    }
+    for (SweepResult& part : parts) merge_into(result, std::move(part));
     finish(roots, result);
     return result;
 }

@@ -1,7 +1,8 @@
 // One sweep of PROCFS/*/fd finding every process that holds a GPU device node,
 // as `fuser -v /dev/nvidia*` does, but for every GPU device family at once.
 //
-// Cost: one pass, no per-process path building beyond a small stack buffer. Per process:
+// Cost: one pass (split over one thread per core on a host with many processes), no
+// per-process path building beyond a small stack buffer. Per process:
 // openat(PROCFS_FD, "PID/fd"), getdents64 until it returns 0 (usually twice), one
 // readlinkat per fd relative to that directory fd, close. A link is compared with the
 // devfs root's bytes before any classification, so sockets, pipes and files cost one
