@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 
@@ -35,7 +36,8 @@ namespace {
 int run_check(const std::string& path) {
     auto policy = guard::load_policy_file(path);
     if (!policy) {
-        print_error(policy.error().what);
+        print_error(policy.error().errno_value == ENOENT ? missing_policy_message(path)
+                                                         : policy.error().what);
         return policy.error().errno_value != 0 ? exit_code::failure : exit_code::invalid_arguments;
     }
     fmt::print(

@@ -12,6 +12,14 @@
 
 namespace gpukill::cli {
 
+std::string missing_policy_message(const std::string& path) {
+    const auto examples = installed_examples_dir();
+    return fmt::format(
+        "no guard policy at {}: `gpukill guard init` writes a commented starter policy there "
+        "(mode dry-run{}), or pass --policy FILE",
+        path, examples ? "; the example is " + *examples + "/guard.yaml" : "");
+}
+
 std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
                                                  const std::optional<std::string>& policy_flag) {
     const std::string path =
@@ -19,11 +27,7 @@ std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
     auto policy = guard::load_policy_file(path);
     if (!policy) {
         if (policy.error().errno_value == ENOENT) {
-            const auto examples = installed_examples_dir();
-            print_error(fmt::format(
-                "no guard policy at {}: `gpukill guard init` writes a commented starter "
-                "policy there (mode dry-run{}), or pass --policy FILE",
-                path, examples ? "; the example is " + *examples + "/guard.yaml" : ""));
+            print_error(missing_policy_message(path));
             return std::unexpected(exit_code::failure);
         }
         print_error(policy.error().what);

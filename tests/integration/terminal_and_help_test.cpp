@@ -141,6 +141,9 @@ TEST(GuardInit, WritesAStarterPolicyInDryRunAndNeverOverwrites) {
     CommandResult missing = host.gpukill({"guard", "test"}, env);
     EXPECT_EQ(missing.exit_code, 1);
     EXPECT_NE(missing.err.find("gpukill guard init"), std::string::npos) << missing.err;
+    CommandResult compat = host.gpukill({"--guard"}, env);
+    EXPECT_EQ(compat.exit_code, 1);
+    EXPECT_NE(compat.err.find("gpukill guard init"), std::string::npos) << compat.err;
 
     CommandResult init = host.gpukill({"guard", "init"}, env);
     ASSERT_EQ(init.exit_code, 0) << init.err;
