@@ -133,12 +133,25 @@ MergeInputs read_gpus_now(const std::vector<std::unique_ptr<Backend>>& backends)
     return inputs;
 }
 
+SweepResult sweep_for_snapshot(const HostRoots& roots, DiscoveryState* state) {
+    if (state == nullptr) return sweep_device_holders(roots);
+    // Only a session's second snapshot starts the tracker: a one-shot command never
+    // pays for its setup.
+    if (++state->snapshots >= 2 && !state->holders && !state->holders_untracked) {
+        std::string why_not;
+        state->holders = HolderTracker::start(roots, kTrackedSnapshotsPerFullSweep, why_not);
+        if (!state->holders) state->holders_untracked = why_not;
+    }
+    return state->holders ? state->holders->refresh() : sweep_device_holders(roots);
+}
+
 }  // namespace
 
 Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
                   DiscoveryState* state) {
     MergeInputs inputs = read_gpus_now(backends);  // first: the sweep then sees at least them
-    return discover_after_sweep(roots, state, std::move(inputs), sweep_device_holders(roots));
+    SweepResult sweep = sweep_for_snapshot(roots, state);
+    return discover_after_sweep(roots, state, std::move(inputs), std::move(sweep));
 }
 
 Snapshot discover_processes(const HostRoots& roots,

@@ -3,20 +3,33 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "discovery/drm_client_usage.hpp"
+#include "host/holder_tracker.hpp"
 #include "host/roots.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill {
 
-// What discovery keeps between the snapshots of one session (`list --watch`): the
-// previous DRM client samples that per-process utilisation is measured against.
+// What discovery keeps between the snapshots of one session (`list --watch`, guard
+// run): the previous DRM client samples that per-process utilisation is measured
+// against, and from the second snapshot on the event-driven holder tracker
+// (host/holder_tracker.hpp), so a frame rescans only the processes the kernel named
+// instead of sweeping /proc; without the privilege it needs, every frame sweeps.
 struct DiscoveryState {
     DrmUsageTracker drm_usage;
+    std::size_t snapshots = 0;
+    std::unique_ptr<HolderTracker> holders;
+    std::optional<std::string> holders_untracked;  // why there is no tracker
 };
+
+// A full sweep every this many tracked snapshots: the safety net for holds no event
+// reports, and the check of the tracked set.
+inline constexpr std::size_t kTrackedSnapshotsPerFullSweep = 30;
 
 // Without a state (one-shot commands) DRM per-process utilisation is unknown: it needs
 // two samples. Memory is known either way.

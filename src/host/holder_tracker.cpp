@@ -1,0 +1,255 @@
+#include "host/holder_tracker.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <sys/fanotify.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "host/proc_parse.hpp"
+
+namespace gpukill {
+namespace {
+
+// The GPU device nodes under `devfs` (the ones classify_device_path knows), by path.
+std::vector<std::string> gpu_device_nodes(const std::string& devfs) {
+    std::vector<std::string> nodes;
+    std::error_code failed;
+    const std::string root = std::filesystem::weakly_canonical(devfs, failed).string();
+    for (const char* folder : {"", "/dri", "/accel", "/nvidia-caps"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(root + folder, failed)) {
+            const std::string path = entry.path().string();
+            if (classify_device_path(path, root)) nodes.push_back(path);
+        }
+    }
+    return nodes;
+}
+
+bool same_holding(const DeviceHolder& a, const DeviceHolder& b) {
+    if (a.pid != b.pid || a.start_time_ticks != b.start_time_ticks ||
+        a.nodes.size() != b.nodes.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+        if (a.nodes[i].relative_path != b.nodes[i].relative_path) return false;
+    }
+    return true;
+}
+
+// Subscribes a connector socket to process events (PROC_CN_MCAST_LISTEN).
+bool listen_for_process_events(int fd) {
+    // nlmsghdr, then cn_msg (whose data is a flexible array), then the operation.
+    constexpr std::size_t size = NLMSG_LENGTH(sizeof(cn_msg) + sizeof(proc_cn_mcast_op));
+    alignas(nlmsghdr) char request[NLMSG_SPACE(sizeof(cn_msg) + sizeof(proc_cn_mcast_op))] = {};
+    auto* header = reinterpret_cast<nlmsghdr*>(request);
+    header->nlmsg_len = size;
+    header->nlmsg_type = NLMSG_DONE;
+    header->nlmsg_pid = 0;
+    auto* message = static_cast<cn_msg*>(NLMSG_DATA(header));
+    message->id.idx = CN_IDX_PROC;
+    message->id.val = CN_VAL_PROC;
+    message->len = sizeof(proc_cn_mcast_op);
+    const proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+    std::memcpy(message->data, &op, sizeof op);
+    return ::send(fd, request, size, 0) == static_cast<ssize_t>(size);
+}
+
+}  // namespace
+
+std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
+                                                    std::size_t full_sweep_every,
+                                                    std::string& why_not) {
+    UniqueFd fanotify(::fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
+                                      O_RDONLY | O_CLOEXEC | O_LARGEFILE));
+    if (!fanotify) {
+        why_not = std::string("fanotify: ") + std::strerror(errno) + " (needs CAP_SYS_ADMIN)";
+        return nullptr;
+    }
+    const std::vector<std::string> nodes = gpu_device_nodes(roots.devfs);
+    if (nodes.empty()) {
+        why_not = "no GPU device nodes under " + roots.devfs;
+        return nullptr;
+    }
+    for (const std::string& node : nodes) {
+        if (::fanotify_mark(fanotify.get(), FAN_MARK_ADD,
+                            FAN_OPEN | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE, AT_FDCWD,
+                            node.c_str()) != 0) {
+            why_not = "fanotify cannot watch " + node + ": " + std::strerror(errno);
+            return nullptr;
+        }
+    }
+    UniqueFd connector(
+        ::socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR));
+    sockaddr_nl address{};
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = CN_IDX_PROC;
+    address.nl_pid = 0;  // the kernel assigns one
+    if (!connector ||
+        ::bind(connector.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        !listen_for_process_events(connector.get())) {
+        why_not =
+            std::string("process connector: ") + std::strerror(errno) + " (needs CAP_NET_ADMIN)";
+        return nullptr;
+    }
+    std::unique_ptr<HolderTracker> tracker(
+        new HolderTracker(roots, full_sweep_every, std::move(fanotify), std::move(connector)));
+    tracker->full_sweep();  // after marking: an open during it is an event, not a miss
+    return tracker;
+}
+
+HolderTracker::HolderTracker(const HostRoots& roots, std::size_t full_sweep_every,
+                             UniqueFd fanotify, UniqueFd connector)
+    : roots_(roots),
+      full_sweep_every_(std::max<std::size_t>(full_sweep_every, 1)),
+      fanotify_(std::move(fanotify)),
+      connector_(std::move(connector)) {}
+
+void HolderTracker::drain_fanotify(std::set<pid_t>& dirty) {
+    alignas(fanotify_event_metadata) char buffer[8192];
+    for (;;) {
+        const ssize_t n = ::read(fanotify_.get(), buffer, sizeof buffer);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            break;  // EAGAIN: drained
+        }
+        auto* event = reinterpret_cast<fanotify_event_metadata*>(buffer);
+        ssize_t left = n;
+        while (FAN_EVENT_OK(event, left)) {
+            if (event->mask & FAN_Q_OVERFLOW) events_lost_ = true;
+            if (event->fd >= 0) ::close(event->fd);
+            if (event->pid > 0) dirty.insert(event->pid);
+            event = FAN_EVENT_NEXT(event, left);
+        }
+    }
+}
+
+void HolderTracker::drain_connector(std::set<pid_t>& dirty) {
+    const auto may_hold = [&](pid_t pid) { return holders_.contains(pid) || dirty.contains(pid); };
+    alignas(nlmsghdr) char buffer[8192];
+    for (;;) {
+        ssize_t n = ::recv(connector_.get(), buffer, sizeof buffer, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == ENOBUFS) {  // the kernel dropped events: only a sweep knows now
+                events_lost_ = true;
+                continue;
+            }
+            break;  // EAGAIN: drained
+        }
+        if (n == 0) break;
+        for (auto* header = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(header, n);
+             header = NLMSG_NEXT(header, n)) {
+            if (header->nlmsg_type != NLMSG_DONE) continue;
+            const auto* message = static_cast<const cn_msg*>(NLMSG_DATA(header));
+            if (message->id.idx != CN_IDX_PROC) continue;
+            // The event follows a 20-byte header: copied out, it is aligned.
+            proc_event copy{};
+            std::memcpy(&copy, message->data, std::min<std::size_t>(message->len, sizeof copy));
+            const proc_event* event = &copy;
+            switch (event->what) {
+                case proc_event::PROC_EVENT_FORK: {
+                    const auto& fork = event->event_data.fork;
+                    // A new process (not a thread) of a holder inherited its fds; of a
+                    // process that just opened a node (dirty) too: it may have forked
+                    // before this frame saw it as a holder.
+                    if (fork.child_pid == fork.child_tgid && may_hold(fork.parent_tgid)) {
+                        dirty.insert(fork.child_tgid);
+                    }
+                    break;
+                }
+                case proc_event::PROC_EVENT_EXEC:
+                    if (may_hold(event->event_data.exec.process_tgid)) {
+                        dirty.insert(event->event_data.exec.process_tgid);
+                    }
+                    break;
+                case proc_event::PROC_EVENT_EXIT: {
+                    const auto& exit = event->event_data.exit;
+                    if (exit.process_pid == exit.process_tgid && may_hold(exit.process_tgid)) {
+                        dirty.insert(exit.process_tgid);
+                    }
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+    }
+}
+
+void HolderTracker::full_sweep() {
+    SweepResult sweep = sweep_device_holders(roots_);
+    std::map<pid_t, DeviceHolder> found;
+    for (DeviceHolder& holder : sweep.holders) {
+        const pid_t pid = holder.pid;
+        found.emplace(pid, std::move(holder));
+    }
+    sweep.holders.clear();
+    if (full_sweeps_ > 0) {
+        last_check_matched_ = found.size() == holders_.size() &&
+                              std::equal(found.begin(), found.end(), holders_.begin(),
+                                         [](const auto& a, const auto& b) {
+                                             return same_holding(a.second, b.second);
+                                         });
+    }
+    holders_ = std::move(found);
+    last_full_ = std::move(sweep);
+    frames_since_sweep_ = 0;
+    events_lost_ = false;
+    ++full_sweeps_;
+}
+
+SweepResult HolderTracker::current() const {
+    SweepResult result;
+    result.processes_scanned = last_full_.processes_scanned;
+    result.processes_denied = last_full_.processes_denied;
+    result.processes_vanished = last_full_.processes_vanished;
+    result.processes_unreadable = last_full_.processes_unreadable;
+    result.denied_pids = last_full_.denied_pids;
+    result.unreadable_pids = last_full_.unreadable_pids;
+    result.error = last_full_.error;
+    for (const auto& [pid, holder] : holders_) result.holders.push_back(holder);
+    return result;
+}
+
+SweepResult HolderTracker::refresh() {
+    std::set<pid_t> dirty;
+    drain_fanotify(dirty);
+    drain_connector(dirty);
+    if (events_lost_ || ++frames_since_sweep_ >= full_sweep_every_) {
+        // Events of this frame are applied before the check, so the check compares
+        // like with like.
+        if (!events_lost_ && !dirty.empty()) {
+            SweepResult rescanned =
+                sweep_device_holders_of(roots_, std::vector<pid_t>(dirty.begin(), dirty.end()));
+            for (pid_t pid : dirty) holders_.erase(pid);
+            for (DeviceHolder& holder : rescanned.holders) {
+                const pid_t pid = holder.pid;
+                holders_.insert_or_assign(pid, std::move(holder));
+            }
+        }
+        full_sweep();
+        return current();
+    }
+    if (!dirty.empty()) {
+        SweepResult rescanned =
+            sweep_device_holders_of(roots_, std::vector<pid_t>(dirty.begin(), dirty.end()));
+        processes_rescanned_ += dirty.size();
+        for (pid_t pid : dirty) holders_.erase(pid);
+        for (DeviceHolder& holder : rescanned.holders) {
+            const pid_t pid = holder.pid;
+            holders_.insert_or_assign(pid, std::move(holder));
+        }
+    }
+    return current();
+}
+
+}  // namespace gpukill

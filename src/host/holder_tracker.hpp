@@ -1,0 +1,68 @@
+// Device holders kept current from kernel events instead of a /proc sweep every frame:
+// what `list --watch` and guard run pay forever. fanotify reports each open and close
+// of a GPU device node (with the opener's PID); the process connector (netlink,
+// CN_IDX_PROC) reports forks, execs and exits. A frame rescans only the processes an
+// event named (a new opener, a holder's new child that inherited its fds, a holder that
+// exec'd or exited), with sweep_device_holders_of. Every `full_sweep_every` frames, and
+// after lost events, a full sweep replaces the tracked set: the safety net for what no
+// event reports (a descriptor passed over a unix socket), and the check that the
+// tracked set was right (`last_check_matched`).
+//
+// Both sources need privilege (CAP_SYS_ADMIN for fanotify, CAP_NET_ADMIN for the
+// connector): without it start() says why and callers sweep every frame as before.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "host/fd_io.hpp"
+#include "host/fd_sweep.hpp"
+#include "host/roots.hpp"
+
+namespace gpukill {
+
+class HolderTracker {
+  public:
+    // The event sources, marked on the GPU device nodes under roots.devfs, then a full
+    // sweep. Null, with `why_not` set, when a source cannot be had.
+    static std::unique_ptr<HolderTracker> start(const HostRoots& roots,
+                                                std::size_t full_sweep_every, std::string& why_not);
+
+    // The holders now, as a full sweep would find them; visibility counts are the last
+    // full sweep's.
+    SweepResult refresh();
+
+    // Whether the last full sweep found exactly the set the events had kept (true before
+    // the first check).
+    bool last_check_matched() const { return last_check_matched_; }
+    std::size_t full_sweeps() const { return full_sweeps_; }
+    std::size_t processes_rescanned() const { return processes_rescanned_; }
+
+  private:
+    HolderTracker(const HostRoots& roots, std::size_t full_sweep_every, UniqueFd fanotify,
+                  UniqueFd connector);
+    void drain_fanotify(std::set<pid_t>& dirty);
+    void drain_connector(std::set<pid_t>& dirty);
+    void full_sweep();
+    SweepResult current() const;
+
+    HostRoots roots_;
+    std::size_t full_sweep_every_;
+    UniqueFd fanotify_;
+    UniqueFd connector_;
+    std::map<pid_t, DeviceHolder> holders_;
+    SweepResult last_full_;  // its counts; its holders moved into holders_
+    std::size_t frames_since_sweep_ = 0;
+    bool events_lost_ = false;
+    bool last_check_matched_ = true;
+    std::size_t full_sweeps_ = 0;
+    std::size_t processes_rescanned_ = 0;
+};
+
+}  // namespace gpukill

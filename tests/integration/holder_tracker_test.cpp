@@ -1,0 +1,91 @@
+// The event-driven holder set (fanotify on the GPU device nodes, the process
+// connector's forks, execs and exits) must equal a full /proc sweep after every kind of
+// change: a new holder, the workers it forks after opening the device, a holder that
+// exec()s keeping its descriptors, a parent killed under its workers, and everything
+// gone. Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), as CI runs; skipped, saying why,
+// elsewhere.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "host/fd_sweep.hpp"
+#include "host/holder_tracker.hpp"
+#include "support.hpp"
+
+namespace gpukill::testing {
+namespace {
+
+std::string described(const SweepResult& sweep) {
+    std::string text;
+    for (const DeviceHolder& holder : sweep.holders) {
+        text += fmt::format("{} {} :", holder.pid, holder.start_time_ticks.value_or(0));
+        for (const DeviceNode& node : holder.nodes) text += " " + node.relative_path;
+        text += "\n";
+    }
+    return text;
+}
+
+bool holds(const SweepResult& sweep, pid_t pid) {
+    return std::any_of(sweep.holders.begin(), sweep.holders.end(),
+                       [&](const DeviceHolder& holder) { return holder.pid == pid; });
+}
+
+TEST(HolderTracker, KeepsWhatAFullSweepFindsThroughForksExecsAndExits) {
+    SimulatedHost host;
+    const HostRoots roots{.procfs = "/proc",
+                          .sysfs = host.env().at("GPUKILL_SYSFS"),
+                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    Workload before = host.run({"--gpu", "0", "--mem", "1G"});
+    std::string why_not;
+    auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    const auto expect_same = [&](const char* after) {
+        const SweepResult tracked = tracker->refresh();
+        EXPECT_EQ(described(tracked), described(sweep_device_holders(roots))) << after;
+        return tracked;
+    };
+    EXPECT_TRUE(holds(expect_same("start"), before.pid()));
+
+    Workload trainer = host.run({"--gpu", "1", "--mem", "2G", "--workers", "3"});
+    const SweepResult with_workers = expect_same("a holder forked workers after opening");
+    for (pid_t worker : trainer.workers()) EXPECT_TRUE(holds(with_workers, worker)) << worker;
+
+    // A shell opens the device, says so, then exec()s sleep, which keeps the descriptor.
+    const std::string node = host.env().at("GPUKILL_DEVFS") + "/nvidia0";
+    RunningCommand execer(
+        {"/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    ASSERT_EQ(execer.read_line(), "opened");
+    EXPECT_TRUE(holds(expect_same("a shell opened the device"), execer.pid()));
+    execer.send_signal(SIGKILL);
+    execer.wait();
+    EXPECT_FALSE(holds(expect_same("the exec'd holder was killed"), execer.pid()));
+
+    trainer.kill_parent();
+    const SweepResult orphans = expect_same("the parent killed under its workers");
+    EXPECT_FALSE(holds(orphans, trainer.pid()));
+    for (pid_t worker : trainer.workers()) EXPECT_TRUE(holds(orphans, worker)) << worker;
+
+    trainer.kill_all();
+    before.kill_all();
+    EXPECT_TRUE(expect_same("everything gone").holders.empty());
+    EXPECT_EQ(tracker->full_sweeps(), 1u) << "every change came from events";
+    EXPECT_GT(tracker->processes_rescanned(), 0u);
+}
+
+TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
+    SimulatedHost host;
+    const HostRoots roots{.procfs = "/proc",
+                          .sysfs = host.env().at("GPUKILL_SYSFS"),
+                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    std::string why_not;
+    auto tracker = HolderTracker::start(roots, 2, why_not);  // a full sweep every 2nd frame
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    Workload trainer = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2"});
+    tracker->refresh();
+    tracker->refresh();  // the check
+    EXPECT_EQ(tracker->full_sweeps(), 2u);
+    EXPECT_TRUE(tracker->last_check_matched());
+}
+
+}  // namespace
+}  // namespace gpukill::testing
