@@ -1,10 +1,7 @@
 #include "cli/ledger.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 
 #include "state/holder_lock.hpp"
@@ -29,13 +26,6 @@ Result<std::uint64_t> take_id(const Root& root, const StateLock& /*held*/) {
     return id;
 }
 
-// Removes the records of allocations nobody holds any more: their memory is already free.
-void collect_dead(const Root& root, unsigned gpu, const GpuUsage& usage) {
-    for (const AllocationState& allocation : usage.allocations) {
-        if (!allocation.held) ::unlink(allocation_path(root, gpu, allocation.record.id).c_str());
-    }
-}
-
 Result<void> check_capacity(const GpuSpec& spec, const GpuUsage& usage, unsigned gpu,
                             std::uint64_t bytes) {
     const std::uint64_t used = spec.memory_reserved_bytes + usage.used_bytes();
@@ -50,29 +40,17 @@ Result<void> check_capacity(const GpuSpec& spec, const GpuUsage& usage, unsigned
 }
 
 // Survey, collect and check capacity under the state lock: what every registration starts with.
-Result<GpuUsage> survey_for_write(const Root& root, unsigned gpu, const GpuSpec& spec,
-                                  std::uint64_t bytes) {
+Result<GpuUsage> survey_for_write(const Root& root, const StateLock& held, unsigned gpu,
+                                  const GpuSpec& spec, std::uint64_t bytes) {
     auto usage = survey_gpu(root, gpu);
     if (!usage) return std::unexpected(usage.error());
-    collect_dead(root, gpu, *usage);
+    collect_dead(root, gpu, *usage, held);
     auto fits = check_capacity(spec, *usage, gpu, bytes);
     if (!fits) return std::unexpected(fits.error());
     return usage;
 }
 
 }  // namespace
-
-Result<StateLock> StateLock::acquire(const Root& root) {
-    auto fd = open_file(root.state_lock(), O_RDWR);
-    if (!fd) return std::unexpected(fd.error());
-    while (::flock(fd->get(), LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            return fail(kExitFailure,
-                        "cannot lock " + root.state_lock().string() + ": " + errno_text(errno));
-        }
-    }
-    return StateLock(std::move(*fd));
-}
 
 Result<const GpuSpec*> usable_gpu(const SimConfig& config, unsigned gpu) {
     if (gpu >= config.gpus.size()) {
@@ -96,7 +74,7 @@ Result<AllocationRecord> register_allocation(const Root& root, const SimConfig& 
 
     auto lock = StateLock::acquire(root);
     if (!lock) return std::unexpected(lock.error());
-    auto usage = survey_for_write(root, gpu, **spec, bytes);
+    auto usage = survey_for_write(root, *lock, gpu, **spec, bytes);
     if (!usage) return std::unexpected(usage.error());
     auto id = take_id(root, *lock);
     if (!id) return std::unexpected(id.error());
@@ -116,7 +94,7 @@ Result<LeakRecord> register_leak(const Root& root, const SimConfig& config, unsi
     if (!spec) return std::unexpected(spec.error());
     auto lock = StateLock::acquire(root);
     if (!lock) return std::unexpected(lock.error());
-    auto usage = survey_for_write(root, gpu, **spec, bytes);
+    auto usage = survey_for_write(root, *lock, gpu, **spec, bytes);
     if (!usage) return std::unexpected(usage.error());
     auto id = take_id(root, *lock);
     if (!id) return std::unexpected(id.error());

@@ -1,7 +1,8 @@
 #pragma once
 // The writer side of the simulator's state. Every gpusim command that changes state does it
 // under DIR/gpusim/state.lock (flock), so capacity checks, id assignment and garbage
-// collection never race each other. The NVML library only reads and takes no lock.
+// collection never race each other (state/state_lock.hpp). The NVML library reads without
+// waiting for the lock, and deletes dead records only when it gets the lock at once.
 
 #include <cstdint>
 
@@ -10,20 +11,10 @@
 #include "state/files.hpp"
 #include "state/records.hpp"
 #include "state/root.hpp"
+#include "state/state_lock.hpp"
 #include "state/usage.hpp"
 
 namespace gpusim {
-
-// Held for the lifetime of the object. The descriptor is close-on-exec and must be released
-// before forking workers, or they would keep the lock.
-class StateLock {
-  public:
-    static Result<StateLock> acquire(const Root& root);
-
-  private:
-    explicit StateLock(Fd fd) : fd_(std::move(fd)) {}
-    Fd fd_;
-};
 
 // The GPU `gpu` of `config`, or kExitDevice the way CUDA refuses a bad ordinal or a lost GPU.
 Result<const GpuSpec*> usable_gpu(const SimConfig& config, unsigned gpu);

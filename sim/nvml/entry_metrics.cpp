@@ -20,7 +20,7 @@ nvmlReturn_t used_memory(const DeviceContext& device, unsigned long long* used) 
         status != NVML_SUCCESS) {
         return status;
     }
-    auto usage = gpusim::survey_gpu(device.driver.root, device.index);
+    auto usage = gpusim::survey_gpu_collecting(device.driver.root, device.index);
     if (!usage) return NVML_ERROR_UNKNOWN;
     *used = usage->used_bytes();
     return NVML_SUCCESS;
@@ -36,7 +36,7 @@ nvmlReturn_t with_usage(const DeviceContext& device, gpusim::Failure failure, An
     if (const nvmlReturn_t status = metric_status(device.gpu, failure); status != NVML_SUCCESS) {
         return status;
     }
-    auto usage = gpusim::survey_gpu(device.driver.root, device.index);
+    auto usage = gpusim::survey_gpu_collecting(device.driver.root, device.index);
     if (!usage) return NVML_ERROR_UNKNOWN;
     answer(*usage);
     return NVML_SUCCESS;

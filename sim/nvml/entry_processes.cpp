@@ -31,7 +31,7 @@ nvmlReturn_t collect(const DeviceContext& device, ProcessList which, std::vector
         return status;
     }
     if (which != ProcessList::compute) return NVML_SUCCESS;
-    auto usage = gpusim::survey_gpu(device.driver.root, device.index);
+    auto usage = gpusim::survey_gpu_collecting(device.driver.root, device.index);
     if (!usage) return NVML_ERROR_UNKNOWN;
     std::map<int, unsigned long long> by_pid;  // one entry per process, in pid order
     for (const gpusim::AllocationState& allocation : usage->allocations) {

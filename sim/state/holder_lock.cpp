@@ -30,9 +30,16 @@ Result<void> hold_byte(int fd, std::uint64_t offset) {
 }
 
 bool byte_is_held(int fd, std::uint64_t offset) {
-    struct flock range = byte_range(F_WRLCK, offset);
+    // Probing for a read lock reports only write locks, the holders': a collector's claim
+    // (a read lock) never makes a dead allocation look held to a concurrent reader.
+    struct flock range = byte_range(F_RDLCK, offset);
     if (::fcntl(fd, F_OFD_GETLK, &range) != 0) return true;
     return range.l_type != F_UNLCK;
+}
+
+bool claim_free_byte(int fd, std::uint64_t offset) {
+    struct flock range = byte_range(F_RDLCK, offset);
+    return ::fcntl(fd, F_OFD_SETLK, &range) == 0;
 }
 
 }  // namespace gpusim

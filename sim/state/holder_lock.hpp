@@ -18,8 +18,14 @@ namespace gpusim {
 // Locks byte `offset` of `fd` (opened for writing) for its open file description.
 Result<void> hold_byte(int fd, std::uint64_t offset);
 
-// Whether some other open file description holds a lock on byte `offset` of the file behind
-// `fd`. Errors count as held: the memory stays accounted rather than vanishing.
+// Whether some other open file description holds a holder's lock (hold_byte) on byte
+// `offset` of the file behind `fd`. Errors count as held: the memory stays accounted rather
+// than vanishing.
 bool byte_is_held(int fd, std::uint64_t offset);
+
+// Takes a read lock on byte `offset` for `fd`'s open file description, which succeeds only
+// when no holder is left; while it is kept, nobody can become a holder of that byte. False
+// when the byte is held or on error. Closing the description releases it.
+bool claim_free_byte(int fd, std::uint64_t offset);
 
 }  // namespace gpusim

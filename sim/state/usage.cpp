@@ -1,6 +1,7 @@
 #include "state/usage.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -39,6 +40,28 @@ Result<GpuUsage> survey_gpu(const Root& root, unsigned gpu) {
         usage.allocations.push_back(std::move(state));
     }
     usage.leaks = read_leaks(root, gpu);
+    return usage;
+}
+
+void collect_dead(const Root& root, unsigned gpu, const GpuUsage& usage,
+                  const StateLock& /*held*/) {
+    // A description of our own, closed on return: that releases every byte claimed here.
+    auto claims = open_file(root.holders_lock(), O_RDONLY);
+    if (!claims) return;  // nothing deleted: the records are only read again
+    for (const AllocationState& allocation : usage.allocations) {
+        if (allocation.held || !claim_free_byte(claims->get(), allocation.record.id)) continue;
+        ::unlink(allocation_path(root, gpu, allocation.record.id).c_str());
+    }
+}
+
+Result<GpuUsage> survey_gpu_collecting(const Root& root, unsigned gpu) {
+    auto usage = survey_gpu(root, gpu);
+    if (!usage) return usage;
+    const bool any_dead =
+        std::any_of(usage->allocations.begin(), usage->allocations.end(),
+                    [](const AllocationState& allocation) { return !allocation.held; });
+    if (!any_dead) return usage;
+    if (const auto lock = StateLock::try_acquire(root)) collect_dead(root, gpu, *usage, *lock);
     return usage;
 }
 

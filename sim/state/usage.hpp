@@ -1,6 +1,7 @@
 #pragma once
 // What a GPU is doing right now, computed from the records, the holder locks and /proc.
-// Read-only: safe from any number of processes at once (the NVML library calls it per query).
+// Surveys are read-only and safe from any number of processes at once; deleting the records
+// of allocations nobody holds any more (collect_dead) happens under the state lock only.
 
 #include <cstdint>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "state/config.hpp"
 #include "state/records.hpp"
 #include "state/root.hpp"
+#include "state/state_lock.hpp"
 
 namespace gpusim {
 
@@ -29,6 +31,18 @@ struct GpuUsage {
 
 // Reads GPU `gpu`'s records and tests each allocation's lock and owner.
 Result<GpuUsage> survey_gpu(const Root& root, unsigned gpu);
+
+// Deletes the records of `usage`'s allocations that nobody holds: their memory is already
+// free and, ids never being reused, no one will hold them again. Each is deleted while this
+// process holds a read lock on its byte, which it gets only when no holder is left, and
+// `held` (the state lock) keeps every writer out meanwhile.
+void collect_dead(const Root& root, unsigned gpu, const GpuUsage& usage, const StateLock& held);
+
+// survey_gpu for readers that query often (the NVML library): when the survey finds dead
+// records and the state lock is free at once, it collects them, so later queries do not read
+// them again. It never waits: a busy lock means a writer, which collects them itself. The
+// answer is the survey's, so memory used is the same whether or not anything was deleted.
+Result<GpuUsage> survey_gpu_collecting(const Root& root, unsigned gpu);
 
 // Utilisation in percent: the GPU's base plus --util of every allocation whose allocating
 // process is running (orphaned workers hold memory but launch no kernels), at most 100.
