@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "host/fd_sweep.hpp"
 #include "host/holder_tracker.hpp"
 #include "support.hpp"
@@ -85,6 +88,35 @@ TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
     tracker->refresh();  // the check
     EXPECT_EQ(tracker->full_sweeps(), 2u);
     EXPECT_TRUE(tracker->last_check_matched());
+}
+
+// Without the privilege the event sources need, no tracker starts and the reason says
+// which: discovery then sweeps every frame, as before.
+TEST(HolderTracker, WithoutPrivilegeItDoesNotStartAndSaysWhy) {
+    SimulatedHost host;
+    const HostRoots roots{.procfs = "/proc",
+                          .sysfs = host.env().at("GPUKILL_SYSFS"),
+                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    const auto attempt = [&]() -> int {
+        std::string why_not;
+        auto tracker = HolderTracker::start(roots, 30, why_not);
+        if (tracker) return 1;
+        return why_not.find("needs CAP_SYS_ADMIN") != std::string::npos ? 0 : 2;
+    };
+    if (geteuid() != 0) {
+        EXPECT_EQ(attempt(), 0);
+        return;
+    }
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+        _exit(attempt());
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: started without privilege; 2: no reason given";
 }
 
 }  // namespace
