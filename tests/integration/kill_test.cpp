@@ -1,6 +1,7 @@
 // `gpukill kill` against real gpusim workloads: who is alive afterwards, what
 // memory came back, what the JSON and the audit log say.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -416,9 +417,15 @@ TEST(Kill, AnotherUsersProcessWithoutPrivilegeIsExitFour) {
     SimulatedHost host;
     Workload w = host.run({"--gpu", "0", "--mem", "1G"});
     constexpr uid_t nobody = 65534;
+    // A state directory of this test's own that nobody may write: a shared /tmp would
+    // mix this run's audit log and history with any other suite running meanwhile.
+    char state_template[] = "/tmp/gpukill-nobody-XXXXXX";
+    ASSERT_NE(mkdtemp(state_template), nullptr);
+    const std::string state_dir = state_template;
+    ASSERT_EQ(chmod(state_dir.c_str(), 0777), 0);
     CommandResult r =
         run_command({GPUKILL_BIN, "kill", "--pid", std::to_string(w.pid()), "--force"},
-                    {{"GPUKILL_STATE_DIR", "/tmp"},
+                    {{"GPUKILL_STATE_DIR", state_dir},
                      {"GPUKILL_CONFIG_DIR", "/nonexistent"},
                      {"GPUKILL_NVML_LIBRARY", ""}},
                     30, nobody);
@@ -429,6 +436,7 @@ TEST(Kill, AnotherUsersProcessWithoutPrivilegeIsExitFour) {
     EXPECT_NE(r.err.find("owned by root"), std::string::npos) << r.err;
     EXPECT_EQ(r.out.find("owned by root"), std::string::npos) << r.out;
     EXPECT_TRUE(process_alive(w.pid()));
+    std::filesystem::remove_all(state_dir);
 }
 
 }  // namespace
