@@ -220,6 +220,18 @@ SweepResult HolderTracker::current() const {
     return result;
 }
 
+void HolderTracker::rescan(const std::set<pid_t>& dirty) {
+    if (dirty.empty()) return;
+    SweepResult rescanned =
+        sweep_device_holders_of(roots_, std::vector<pid_t>(dirty.begin(), dirty.end()));
+    processes_rescanned_ += dirty.size();
+    for (pid_t pid : dirty) holders_.erase(pid);
+    for (DeviceHolder& holder : rescanned.holders) {
+        const pid_t pid = holder.pid;
+        holders_.insert_or_assign(pid, std::move(holder));
+    }
+}
+
 SweepResult HolderTracker::refresh() {
     std::set<pid_t> dirty;
     drain_fanotify(dirty);
@@ -227,28 +239,11 @@ SweepResult HolderTracker::refresh() {
     if (events_lost_ || ++frames_since_sweep_ >= full_sweep_every_) {
         // Events of this frame are applied before the check, so the check compares
         // like with like.
-        if (!events_lost_ && !dirty.empty()) {
-            SweepResult rescanned =
-                sweep_device_holders_of(roots_, std::vector<pid_t>(dirty.begin(), dirty.end()));
-            for (pid_t pid : dirty) holders_.erase(pid);
-            for (DeviceHolder& holder : rescanned.holders) {
-                const pid_t pid = holder.pid;
-                holders_.insert_or_assign(pid, std::move(holder));
-            }
-        }
+        if (!events_lost_) rescan(dirty);
         full_sweep();
         return current();
     }
-    if (!dirty.empty()) {
-        SweepResult rescanned =
-            sweep_device_holders_of(roots_, std::vector<pid_t>(dirty.begin(), dirty.end()));
-        processes_rescanned_ += dirty.size();
-        for (pid_t pid : dirty) holders_.erase(pid);
-        for (DeviceHolder& holder : rescanned.holders) {
-            const pid_t pid = holder.pid;
-            holders_.insert_or_assign(pid, std::move(holder));
-        }
-    }
+    rescan(dirty);
     return current();
 }
 

@@ -49,6 +49,8 @@ class HolderTracker {
                   UniqueFd connector);
     void drain_fanotify(std::set<pid_t>& dirty);
     void drain_connector(std::set<pid_t>& dirty);
+    // The named processes read again: each is a holder now or is dropped.
+    void rescan(const std::set<pid_t>& dirty);
     void full_sweep();
     SweepResult current() const;
 

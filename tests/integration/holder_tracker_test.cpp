@@ -14,19 +14,10 @@
 #include "host/fd_sweep.hpp"
 #include "host/holder_tracker.hpp"
 #include "support.hpp"
+#include "sweep_support.hpp"
 
 namespace gpukill::testing {
 namespace {
-
-std::string described(const SweepResult& sweep) {
-    std::string text;
-    for (const DeviceHolder& holder : sweep.holders) {
-        text += fmt::format("{} {} :", holder.pid, holder.start_time_ticks.value_or(0));
-        for (const DeviceNode& node : holder.nodes) text += " " + node.relative_path;
-        text += "\n";
-    }
-    return text;
-}
 
 bool holds(const SweepResult& sweep, pid_t pid) {
     return std::any_of(sweep.holders.begin(), sweep.holders.end(),

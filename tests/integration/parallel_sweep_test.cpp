@@ -8,19 +8,10 @@
 #include "host/fd_sweep.hpp"
 #include "host/proc_reader.hpp"
 #include "support.hpp"
+#include "sweep_support.hpp"
 
 namespace gpukill::testing {
 namespace {
-
-std::string described(const SweepResult& sweep) {
-    std::string text;
-    for (const DeviceHolder& holder : sweep.holders) {
-        text += fmt::format("{} {} :", holder.pid, holder.start_time_ticks.value_or(0));
-        for (const DeviceNode& node : holder.nodes) text += " " + node.relative_path;
-        text += "\n";
-    }
-    return text;
-}
 
 TEST(ParallelSweep, FindsExactlyWhatOneThreadFinds) {
     SimulatedHost host;
