@@ -200,7 +200,14 @@ TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
     RogueRun run = rogue_json(host, dirs, {"--rogue-config-file", dirs / "all.yaml"});
     ASSERT_FALSE(run.doc.is_null()) << run.result.err;
     EXPECT_EQ(run.doc["processes_examined"], 2) << run.result.out;
-    EXPECT_EQ(entry_for(run.doc["findings"], watch.pid()), nullptr) << run.result.out;
+    // Where the build lives decides one signal: a checkout under /tmp (a CI clone) runs
+    // gpukill from a scratch directory, and that alone is reported at threshold 1.
+    // Nothing else may be held against it, and its content is not judged.
+    if (const nlohmann::json* judged = entry_for(run.doc["findings"], watch.pid())) {
+        EXPECT_EQ(signals_of(*judged), std::set<std::string>{"exe_in_temp_dir"}) << judged->dump(2);
+        EXPECT_EQ(std::string(GPUKILL_BIN).rfind("/tmp/", 0), 0u) << judged->dump(2);
+        EXPECT_TRUE(noted(*judged, "executable content not judged")) << judged->dump(2);
+    }
     watch.send_signal(SIGINT);
     EXPECT_EQ(watch.wait(), 0);
 }
