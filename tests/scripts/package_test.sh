@@ -39,14 +39,16 @@ for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukil
   file="$root/usr/share/man/man1/$page.1"
   if [[ ! -f "$file" && ! -f "$file.gz" ]]; then fail "no man page $page"; continue; fi
   [[ -f "$file.gz" ]] && file="$file.gz"
-  MANWIDTH=80 man -l "$file" 2>/dev/null | grep -q "NAME" || fail "man $page does not render"
+  rendered=$(MANWIDTH=80 man -l "$file" 2>/dev/null)
+  [[ "$rendered" == *NAME* ]] || fail "man $page does not render"
 done
 [[ -f "$root/usr/share/doc/gpukill/examples/guard.yaml" ]] || fail "no example guard.yaml"
 completion="$root/usr/share/bash-completion/completions/gpukill"
 [[ -f "$completion" ]] || fail "no bash completion"
 [[ -f "$root/usr/share/zsh/vendor-completions/_gpukill" ]] || fail "no zsh completion"
 
-"$gpukill" --version | grep -qE "^gpukill $version \(commit " || fail "--version: $("$gpukill" --version)"
+shown=$("$gpukill" --version)
+[[ "$shown" =~ ^gpukill\ $version\ \(commit\  ]] || fail "--version: $shown"
 
 # The installed binary against a simulated host (gpusim and its driver from the build:
 # test tools, not in the package).
@@ -57,14 +59,22 @@ export GPUKILL_STATE_DIR="$scratch/state" GPUKILL_CONFIG_DIR="$scratch/config"
 ready=$("$build/bin/gpusim" run --root "$sim" --gpu 1 --mem 1G --name trainer --background)
 workload=$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")
 [[ -n "$workload" ]] || fail "no workload: $ready"
-"$gpukill" list --json | jq -e --argjson pid "$workload" \
-  '(.gpus | length) == 2 and any(.processes[]; .pid == $pid)' >/dev/null ||
-  fail "installed gpukill list does not show the workload $workload"
+listed=$("$gpukill" list --json)
+jq -e --argjson pid "$workload" '(.gpus | length) == 2 and any(.processes[]; .pid == $pid)' \
+  >/dev/null <<<"$listed" || fail "installed gpukill list does not show the workload $workload"
 missing=$("$gpukill" guard test 2>&1 >/dev/null)
 [[ "$missing" == *"usr/share/doc/gpukill/examples/guard.yaml"* ]] ||
   fail "the missing-policy hint does not name the installed example: $missing"
 
-# Bash completion, as Tab would run it: the installed gpukill first on PATH.
+# Bash completion, as Tab would run it: the installed gpukill first on PATH. Its words
+# are captured before grep reads them: `grep -q` in a pipeline exits at the first match,
+# and the writer's SIGPIPE would fail the pipeline under pipefail.
+offers() {  # offers WORD COMMAND-LINE...: the completion offers exactly WORD among others
+  local word=$1 offered
+  shift
+  offered=$(completions "$@")
+  grep -qx -- "$word" <<<"$offered"
+}
 completions() {
   PATH="$root/usr/bin:$PATH" bash -c '
     source "$1"; shift
@@ -72,17 +82,17 @@ completions() {
     _gpukill
     printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$@"
 }
-PATH="$root/usr/bin:$PATH" bash -c "source '$completion'; complete -p gpukill" |
-  grep -q "complete -F _gpukill gpukill" || fail "complete -p gpukill"
+registered=$(PATH="$root/usr/bin:$PATH" bash -c "source '$completion'; complete -p gpukill")
+[[ "$registered" == *"complete -F _gpukill gpukill"* ]] || fail "complete -p gpukill: $registered"
 [[ "$(completions gpukill li)" == "list" ]] || fail "gpukill li<Tab>: $(completions gpukill li)"
-completions gpukill list --de | grep -qx -- "--details" || fail "list --de<Tab>"
-completions gpukill kill --for | grep -qx -- "--force" || fail "kill --for<Tab>"
+offers --details gpukill list --de || fail "list --de<Tab>"
+offers --force gpukill kill --for || fail "kill --for<Tab>"
 [[ "$(completions gpukill list --gpu '' | tr '\n' ' ')" == "0 1 " ]] ||
   fail "list --gpu <Tab>: $(completions gpukill list --gpu '')"
-completions gpukill kill '' | grep -qx "$workload" || fail "kill <Tab> lacks holder $workload"
-completions gpukill list --vendor a | grep -qx "amd" || fail "--vendor a<Tab>"
-completions gpukill guard '' | grep -qx "init" || fail "guard <Tab>"
-completions gpukill list --de | grep -q -- "--orphaned" && fail "list offers kill's --orphaned"
+offers "$workload" gpukill kill '' || fail "kill <Tab> lacks holder $workload"
+offers amd gpukill list --vendor a || fail "--vendor a<Tab>"
+offers init gpukill guard '' || fail "guard <Tab>"
+offers --orphaned gpukill list --or && fail "list offers kill's --orphaned"
 
 if ((failures > 0)); then echo "$failures failure(s)"; exit 1; fi
 echo "package test passed: $(basename "$deb")"
