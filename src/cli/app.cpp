@@ -82,11 +82,13 @@ std::optional<HelpRequest> help_request(const std::vector<std::string>& args) {
     if (!asked) return std::nullopt;
     for (const std::string& arg : args) {
         if (auto command = command_named(arg)) return HelpRequest{.command = command};
-        if (arg == "--list" || arg == "-l") return HelpRequest{.command = Command::list};
-        if (arg == "--kill" || arg == "-k") return HelpRequest{.command = Command::kill};
-        if (arg == "--reset" || arg == "-r") return HelpRequest{.command = Command::reset};
-        if (arg == "--audit") return HelpRequest{.command = Command::audit};
-        if (arg.rfind("--guard", 0) == 0) return HelpRequest{.command = Command::guard};
+        for (const CommandFlag& flag : command_flags()) {
+            if (arg == flag.long_name || (*flag.short_name != '\0' && arg == flag.short_name)) {
+                return HelpRequest{.command = flag.command};
+            }
+        }
+        // The policy-editing flags (--guard-enforce ...) are guard's too.
+        if (arg.rfind("--guard-", 0) == 0) return HelpRequest{.command = Command::guard};
     }
     return HelpRequest{};
 }

@@ -174,6 +174,15 @@ const CommandDoc& command_doc(Command command) {
                          [&](const CommandDoc& doc) { return doc.command == command; });
 }
 
+const std::vector<CommandFlag>& command_flags() {
+    using enum Command;
+    static const std::vector<CommandFlag> flags = {
+        {"--list", "-l", list}, {"--kill", "-k", kill}, {"--reset", "-r", reset},
+        {"--audit", "", audit}, {"--guard", "", guard}, {"--guard-test-policies", "", guard},
+    };
+    return flags;
+}
+
 const std::vector<OptionScope>& option_scopes() {
     using enum Command;
     static const std::vector<OptionScope> scopes = {

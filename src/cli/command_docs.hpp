@@ -33,6 +33,15 @@ struct CommandDoc {
 
 const CommandDoc& command_doc(Command command);
 
+// gpu-kill's spellings of the commands: flags that name a command (`--kill` is `kill`).
+struct CommandFlag {
+    const char* long_name;
+    const char* short_name;  // "" when it has none
+    Command command;
+};
+
+const std::vector<CommandFlag>& command_flags();
+
 // An option that applies to some commands only; every option of a command's own
 // group (the guard options, check's, doctor's) belongs to that command alone, and the
 // host and state options apply everywhere.

@@ -179,9 +179,8 @@ bool is_named(const CLI::Option& option) {
 
 // gpu-kill's command flags: they name a command, they are not options of one.
 bool is_command_flag(const std::string& long_name) {
-    static const std::vector<std::string> flags = {"--list",  "--kill",  "--reset",
-                                                   "--audit", "--guard", "--guard-test-policies"};
-    return std::find(flags.begin(), flags.end(), long_name) != flags.end();
+    return std::any_of(command_flags().begin(), command_flags().end(),
+                       [&](const CommandFlag& flag) { return long_name == flag.long_name; });
 }
 
 bool applies_everywhere(const OptionDoc& doc) {

@@ -10,28 +10,73 @@
 namespace gpukill::cli {
 namespace {
 
-// What a value placeholder completes to: a bash compgen argument list, or empty for
-// a free value (a size, a regular expression: nothing to offer).
-struct ValueKind {
-    const char* bash;  // compgen arguments
-    const char* zsh;   // an _arguments action
+// What an option's value completes to, by its placeholder: the shell's own directories
+// or files, what `gpukill __complete` lists, or a fixed set of words (written once here,
+// for both shells). A placeholder not listed is a free value (a size, a pattern): nothing
+// is offered.
+enum class ValueSource { none, directories, files, gpus, pids, words };
+
+struct ValueCompletion {
+    const char* placeholder;
+    ValueSource source;
+    const char* words = "";  // for ValueSource::words, separated by spaces
 };
 
-ValueKind value_kind(const std::string& placeholder) {
-    if (placeholder == "GPU") {
-        return {"-W \"$(_gpukill_values gpus)\"", "_gpukill_gpus"};
+constexpr ValueCompletion kValueCompletions[] = {
+    {"GPU", ValueSource::gpus},
+    {"PID", ValueSource::pids},
+    {"DIR", ValueSource::directories},
+    {"FILE", ValueSource::files},
+    {"PATH", ValueSource::files},
+    {"FORMAT", ValueSource::words, "table json"},
+    {"VENDOR", ValueSource::words, "nvidia amd intel all"},
+    {"SIGNAL", ValueSource::words, "SIGTERM SIGINT SIGKILL SIGHUP SIGQUIT SIGUSR1 SIGUSR2"},
+    {"ACTION", ValueSource::words, "warn terminate kill"},
+};
+
+ValueCompletion value_completion(const std::string& placeholder) {
+    for (const ValueCompletion& completion : kValueCompletions) {
+        if (placeholder == completion.placeholder) return completion;
     }
-    if (placeholder == "PID") return {"-W \"$(_gpukill_values pids)\"", "_gpukill_pids"};
-    if (placeholder == "DIR") return {"-d", "_directories"};
-    if (placeholder == "FILE" || placeholder == "PATH") return {"-f", "_files"};
-    if (placeholder == "FORMAT") return {"-W 'table json'", "(table json)"};
-    if (placeholder == "VENDOR") return {"-W 'nvidia amd intel all'", "(nvidia amd intel all)"};
-    if (placeholder == "SIGNAL") {
-        return {"-W 'SIGTERM SIGINT SIGKILL SIGHUP SIGQUIT SIGUSR1 SIGUSR2'",
-                "(SIGTERM SIGINT SIGKILL SIGHUP SIGQUIT SIGUSR1 SIGUSR2)"};
+    return {"", ValueSource::none};
+}
+
+// compgen's arguments; empty for a free value.
+std::string bash_action(const ValueCompletion& value) {
+    switch (value.source) {
+        case ValueSource::none:
+            return "";
+        case ValueSource::directories:
+            return "-d";
+        case ValueSource::files:
+            return "-f";
+        case ValueSource::gpus:
+            return "-W \"$(_gpukill_values gpus)\"";
+        case ValueSource::pids:
+            return "-W \"$(_gpukill_values pids)\"";
+        case ValueSource::words:
+            return fmt::format("-W '{}'", value.words);
     }
-    if (placeholder == "ACTION") return {"-W 'warn terminate kill'", "(warn terminate kill)"};
-    return {"", " "};
+    return "";
+}
+
+// An _arguments action; a space for a free value (a message, no candidates).
+std::string zsh_action(const ValueCompletion& value) {
+    switch (value.source) {
+        case ValueSource::none:
+            return " ";
+        case ValueSource::directories:
+            return "_directories";
+        case ValueSource::files:
+            return "_files";
+        case ValueSource::gpus:
+            return "_gpukill_gpus";
+        case ValueSource::pids:
+            return "_gpukill_pids";
+        case ValueSource::words:
+            return fmt::format("({})", value.words);
+    }
+    return " ";
 }
 
 std::vector<std::string> names_of(const OptionDoc& option) {
@@ -85,7 +130,7 @@ std::string bash_completion(const CompletionInput& input) {
         for (const OptionDoc& option : options) {
             if (option.value.empty()) continue;
             for (const std::string& name : names_of(option)) {
-                by_kind[value_kind(option.value).bash].insert(name);
+                by_kind[bash_action(value_completion(option.value))].insert(name);
             }
         }
     };
@@ -167,7 +212,8 @@ std::string zsh_completion(const CompletionInput& input) {
                 text +=
                     fmt::format(" \\\n        '{}[{}]", name, zsh_description(option.description));
                 if (!option.value.empty()) {
-                    text += fmt::format(":{}:{}", option.value, value_kind(option.value).zsh);
+                    text += fmt::format(":{}:{}", option.value,
+                                        zsh_action(value_completion(option.value)));
                 }
                 text += "'";
             }

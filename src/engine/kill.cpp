@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstring>
 
 #include "audit/reclaim_records.hpp"
@@ -24,16 +23,12 @@ struct PlanInputs {
     std::vector<ProcessInfo> table;
 };
 
-// The PIDs among the --pid arguments as typed; the others are refused by the plan.
-std::vector<pid_t> named_pids(const std::vector<std::string>& arguments) {
+// The PIDs among the --pid arguments as typed, read by the plan's own gate; the others
+// are refused by the plan.
+std::vector<pid_t> named_pids(const std::vector<std::string>& arguments, pid_t pid_max) {
     std::vector<pid_t> pids;
     for (const std::string& argument : arguments) {
-        pid_t pid = 0;
-        const auto [end, error] =
-            std::from_chars(argument.data(), argument.data() + argument.size(), pid);
-        if (error == std::errc() && end == argument.data() + argument.size() && pid > 0) {
-            pids.push_back(pid);
-        }
+        if (auto pid = reclaim::parse_target_pid(argument, pid_max)) pids.push_back(*pid);
     }
     return pids;
 }
@@ -43,12 +38,12 @@ std::vector<pid_t> named_pids(const std::vector<std::string>& arguments) {
 // processes as on an idle one: nothing the plan looks at lies outside that family
 // (targets, their workers, --tree; safety reads gpukill's own ancestors itself). A
 // selector, --gpu or --group must look at every process, and sweeps the host.
-Result<PlanInputs> plan_inputs(Engine& engine, const reclaim::Selectors& selectors,
-                               bool gpu_given) {
+Result<PlanInputs> plan_inputs(Engine& engine, const reclaim::Selectors& selectors, bool gpu_given,
+                               pid_t pid_max) {
     const HostRoots& roots = engine.config().roots;
     if (!selectors.has_match_selector() && !gpu_given && !selectors.group) {
         PlanInputs inputs;
-        inputs.table = read_process_family(roots, named_pids(selectors.pid_arguments));
+        inputs.table = read_process_family(roots, named_pids(selectors.pid_arguments, pid_max));
         std::vector<pid_t> family;
         family.reserve(inputs.table.size());
         for (const ProcessInfo& info : inputs.table) family.push_back(info.pid);
@@ -113,7 +108,8 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     auto protected_list = engine.protected_list();
     if (!protected_list) return std::unexpected(protected_list.error());
 
-    auto inputs = plan_inputs(engine, selectors, request.gpu.has_value());
+    reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
+    auto inputs = plan_inputs(engine, selectors, request.gpu.has_value(), safety.pid_max);
     if (!inputs) return std::unexpected(inputs.error());
     Snapshot& before = inputs->snapshot;
     if (request.gpu) {
@@ -122,7 +118,6 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
         selectors.gpu = *index;
     }
     const std::vector<ProcessInfo>* table = &inputs->table;
-    reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
     if (!safety.procfs_is_own_pid_namespace) {
         return fail(ErrorCategory::unsupported,
                     fmt::format("{} is not this process's PID namespace ({}/self is not PID {}): "
