@@ -61,6 +61,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     selectors.filter = options.filter;
     selectors.user = options.user;
     selectors.container = options.container;
+    selectors.slurm_job = options.slurm_job;
     selectors.orphaned = options.orphaned;
     selectors.unlisted = options.unlisted;
     selectors.tree = options.tree;

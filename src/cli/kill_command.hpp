@@ -16,6 +16,7 @@ struct KillOptions {
     std::optional<std::string> filter;
     std::optional<std::string> user;
     std::optional<std::string> container;
+    std::optional<std::string> slurm_job;
     std::optional<std::string> min_memory;
     bool orphaned = false;
     bool unlisted = false;

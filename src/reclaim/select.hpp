@@ -33,6 +33,7 @@ struct Selectors {
         filter;                       // a Pattern (model/pattern.hpp), searched in name and cmdline
     std::optional<std::string> user;  // exact user name or numeric uid
     std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
+    std::optional<std::string> slurm_job;  // Slurm job id, from the process's cgroup
     std::optional<std::uint64_t> min_memory_bytes;  // driver-reported memory on any GPU
     bool orphaned = false;                          // re-parented after its parent died
     bool unlisted = false;  // holds a device file, absent from the driver list
@@ -44,7 +45,8 @@ struct Selectors {
     // unrelated process.
     bool any_process = false;
 
-    // --gpu, --filter, --user, --container, --min-memory, --orphaned, --unlisted.
+    // --gpu, --filter, --user, --container, --slurm-job, --min-memory, --orphaned,
+    // --unlisted.
     bool has_match_selector() const;
 };
 
