@@ -24,6 +24,7 @@
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
 #include "engine/outcome_codes.hpp"
+#include "engine/project_facts.hpp"
 #include "guard/policy_yaml.hpp"
 #include "guard/unix_groups.hpp"
 #include "host/proc_reader.hpp"
@@ -119,15 +120,20 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
             "rogue rules are not judged on a saved snapshot: their evidence is read "
             "from the live processes");
     }
-    guard::Evaluation evaluation =
-        guard::evaluate(guard::EvaluationInput{.policy = policy->policy,
-                                               .snapshot = snapshot,
-                                               .history = history,
-                                               .clock = clock,
-                                               .state = state,
-                                               .reclaim_protected = *reclaim_protected,
-                                               .unix_group_members = groups,
-                                               .rogue_scores = rogue_scores});
+    guard::Evaluation evaluation = guard::evaluate(guard::EvaluationInput{
+        .policy = policy->policy,
+        .snapshot = snapshot,
+        .history = history,
+        .clock = clock,
+        .state = state,
+        .reclaim_protected = *reclaim_protected,
+        .unix_group_members = groups,
+        .rogue_scores = rogue_scores,
+        // Environments and pods, like rogue
+        // evidence, belong to the live processes.
+        .project_facts = options.snapshot
+                             ? std::map<guard::IdentityKey, guard::ProjectFacts>{}
+                             : engine::read_project_facts(policy->policy, snapshot, global.roots)});
 
     GuardReport report{.policy_path = policy->path,
                        .mode = policy->policy.mode,

@@ -7,6 +7,7 @@
 #include "engine/guard_enforce.hpp"
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
+#include "engine/project_facts.hpp"
 #include "engine/user_terminals.hpp"
 #include "guard/decision_text.hpp"
 #include "guard/guard_records.hpp"
@@ -126,15 +127,16 @@ void Guard::cycle(std::chrono::system_clock::time_point now) {
         // The same problem every cycle is said once.
         if (notes_said_.insert(note).second) emit(GuardEventKind::note, "note: " + note);
     }
-    guard::Evaluation evaluation =
-        guard::evaluate(guard::EvaluationInput{.policy = policy,
-                                               .snapshot = snapshot,
-                                               .history = history_,
-                                               .clock = guard::local_clock(now),
-                                               .state = state_,
-                                               .reclaim_protected = setup_.protected_list,
-                                               .unix_group_members = groups,
-                                               .rogue_scores = rogue_scores});
+    guard::Evaluation evaluation = guard::evaluate(guard::EvaluationInput{
+        .policy = policy,
+        .snapshot = snapshot,
+        .history = history_,
+        .clock = guard::local_clock(now),
+        .state = state_,
+        .reclaim_protected = setup_.protected_list,
+        .unix_group_members = groups,
+        .rogue_scores = rogue_scores,
+        .project_facts = read_project_facts(policy, snapshot, config.roots)});
     state_ = evaluation.state;
     if (auto saved = guard::save_state(config.state_dir, state_); !saved) {
         emit(

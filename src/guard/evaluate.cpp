@@ -129,6 +129,7 @@ Evaluation evaluate(const EvaluationInput& input) {
     Context context{.input = input, .candidates = candidates_of(input)};
     std::vector<Violation> violations;
     rules::limit_violations(context, violations);
+    rules::project_violations(context, violations);
     rules::gpu_violations(context, violations);
     rules::runaway_violations(context, violations);
     violations = merged(std::move(violations));

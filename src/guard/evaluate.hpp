@@ -21,6 +21,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -44,6 +45,13 @@ struct RogueScore {
     std::string summary;  // the evidence, one line
 };
 
+// What places a process in a project beyond its user (policy.hpp, ProjectRule), read at
+// the edge for the processes holding GPUs (engine/project_facts.hpp).
+struct ProjectFacts {
+    std::optional<std::string> kubernetes_namespace;  // of its pod, as the kubelet names it
+    std::optional<std::string> slurm_account;         // SLURM_JOB_ACCOUNT in its environment
+};
+
 struct EvaluationInput {
     const Policy& policy;
     const Snapshot& snapshot;
@@ -56,6 +64,9 @@ struct EvaluationInput {
     const std::map<std::string, std::set<std::string>>& unix_group_members;
     // Rogue-detection scores by process; a process without one scores nothing.
     const std::map<IdentityKey, RogueScore>& rogue_scores;
+    // By process, for the policy's projects; a process without an entry has no facts
+    // beyond its user and cgroup.
+    std::map<IdentityKey, ProjectFacts> project_facts = {};
 };
 
 struct Evaluation {

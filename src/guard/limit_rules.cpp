@@ -1,6 +1,8 @@
-// Memory and process-count limits per user (defaults, users:, time windows) and per
-// group: aggregate limits, so the newest processes are chosen until the rest fit.
+// Memory and process-count limits per user (defaults, users:, time windows), per group
+// and per project: aggregate limits, so the newest processes are chosen until the rest
+// fit; and a project's allowed GPUs.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "guard/rules.hpp"
 
@@ -136,6 +138,86 @@ void limit_violations(const Context& context, std::vector<Violation>& out) {
         check_aggregate(context, indices, fmt::format("group {}'s", group.name),
                         limit(&Limits::memory_bytes, "memory_limit"),
                         limit(&Limits::max_processes, "max_processes"), out);
+    }
+}
+
+std::optional<ProjectMembership> project_of(const Context& context, const Candidate& candidate) {
+    const ProcessInfo& info = candidate.info();
+    const auto facts_found = context.input.project_facts.find({info.pid, info.start_time_ticks});
+    const ProjectFacts* facts =
+        facts_found == context.input.project_facts.end() ? nullptr : &facts_found->second;
+    for (const ProjectRule& project : context.input.policy.projects) {
+        const ProjectMatch& match = project.match;
+        if (facts && facts->kubernetes_namespace &&
+            match.kubernetes_namespaces.contains(*facts->kubernetes_namespace)) {
+            return ProjectMembership{
+                &project, fmt::format("Kubernetes namespace {}", *facts->kubernetes_namespace)};
+        }
+        if (facts && facts->slurm_account && match.slurm_accounts.contains(*facts->slurm_account)) {
+            return ProjectMembership{&project,
+                                     fmt::format("Slurm account {}", *facts->slurm_account)};
+        }
+        if (info.slurm_job && match.slurm_jobs.contains(info.slurm_job->job_id)) {
+            return ProjectMembership{&project, fmt::format("Slurm job {}", info.slurm_job->job_id)};
+        }
+        for (const std::string& group : match.unix_groups) {
+            const auto members = context.input.unix_group_members.find(group);
+            if (members != context.input.unix_group_members.end() &&
+                members->second.contains(candidate.user())) {
+                return ProjectMembership{
+                    &project, fmt::format("{} is in the Unix group {}", candidate.user(), group)};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+void project_violations(const Context& context, std::vector<Violation>& out) {
+    const Policy& policy = context.input.policy;
+    if (policy.projects.empty()) return;
+    std::map<const ProjectRule*, std::vector<std::size_t>> members;
+    std::map<std::size_t, std::string> why_member;
+    for (std::size_t index = 0; index < context.candidates.size(); ++index) {
+        const Candidate& candidate = context.candidates[index];
+        if (candidate.protected_because) continue;  // counted towards no limit
+        auto membership = project_of(context, candidate);
+        if (!membership) continue;
+        members[membership->project].push_back(index);
+        why_member[index] = std::move(membership->why);
+    }
+    for (const ProjectRule& project : policy.projects) {
+        const auto found = members.find(&project);
+        if (found == members.end()) continue;
+        std::vector<Violation> found_violations;
+        auto limit = [&](auto field, std::string_view key) -> std::optional<Effective> {
+            if (!(project.limits.*field)) return std::nullopt;
+            return Effective{*(project.limits.*field),
+                             fmt::format("projects.{}.{}", project.name, key), project.enforcement};
+        };
+        check_aggregate(context, found->second, fmt::format("project {}'s", project.name),
+                        limit(&Limits::memory_bytes, "memory_limit"),
+                        limit(&Limits::max_processes, "max_processes"), found_violations);
+        if (project.allowed_gpus) {
+            for (std::size_t index : found->second) {
+                for (const ProcessGpuUse& use : context.candidates[index].process->gpus) {
+                    if (project.allowed_gpus->contains(use.gpu_index)) continue;
+                    found_violations.push_back(Violation{
+                        index, fmt::format("projects.{}.allowed_gpus", project.name),
+                        fmt::format("project {} may use GPUs {}, and this process holds GPU {}",
+                                    project.name, fmt::join(*project.allowed_gpus, ", "),
+                                    use.gpu_index),
+                        project.enforcement});
+                    break;
+                }
+            }
+        }
+        // Say why the process was counted in the project: the admin reading `guard test`
+        // must see which fact put it there.
+        for (Violation& violation : found_violations) {
+            violation.why += fmt::format(" (counted in project {}: {})", project.name,
+                                         why_member[violation.candidate]);
+            out.push_back(std::move(violation));
+        }
     }
 }
 

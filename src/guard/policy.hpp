@@ -90,6 +90,31 @@ struct GpuRule {
     SourceMark mark;
 };
 
+// A project as the cluster calls one. A process is counted in the first project, in
+// file order, any of whose match lists it meets: its Kubernetes namespace (its pod, from
+// its cgroup, named by the kubelet), its Slurm account (SLURM_JOB_ACCOUNT in its
+// environment) or job (its cgroup), or a Unix group its user is in. The limits are for
+// the project's processes together, like a group's; allowed_gpus keeps them to some GPUs.
+struct ProjectMatch {
+    std::set<std::string> kubernetes_namespaces;
+    std::set<std::string> slurm_accounts;
+    std::set<std::string> slurm_jobs;
+    std::set<std::string> unix_groups;
+    bool empty() const {
+        return kubernetes_namespaces.empty() && slurm_accounts.empty() && slurm_jobs.empty() &&
+               unix_groups.empty();
+    }
+};
+
+struct ProjectRule {
+    std::string name;
+    ProjectMatch match;
+    Limits limits;
+    std::optional<std::set<unsigned>> allowed_gpus;
+    Enforcement enforcement;
+    SourceMark mark;
+};
+
 // A recurring stretch of local time with its own limits. Days are 0 = Monday ..
 // 6 = Sunday; minutes count from local midnight. end_minute <= start_minute means the
 // window runs past midnight into the next day (22:00-06:00).
@@ -147,6 +172,7 @@ struct Policy {
     Enforcement defaults_enforcement;
     std::vector<UserRule> users;
     std::vector<GroupRule> groups;
+    std::vector<ProjectRule> projects;
     std::vector<GpuRule> gpus;
     std::vector<TimeWindow> windows;
     std::vector<RunawayRule> rules;

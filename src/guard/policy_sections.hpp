@@ -24,6 +24,9 @@ Result<UserRule> read_user(const YamlReader& fields, const std::string& user,
 Result<GroupRule> read_group(const YamlReader& fields, const std::string& name,
                              const YAML::Node& key_node, const YAML::Node& map,
                              const Enforcement& inherited);
+Result<ProjectRule> read_project(const YamlReader& fields, const std::string& name,
+                                 const YAML::Node& key_node, const YAML::Node& map,
+                                 const Enforcement& inherited);
 Result<GpuRule> read_gpu(const YamlReader& fields, const std::string& key_text,
                          const YAML::Node& key_node, const YAML::Node& map,
                          const Enforcement& inherited);

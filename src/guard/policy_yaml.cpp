@@ -121,8 +121,8 @@ Result<Policy> read_document(const YamlReader& fields, const YAML::Node& documen
     auto read = fields.for_each_key(
         document, "policy",
         {"version", "mode", "check_interval", "terminate_timeout", "kill_timeout", "verify_timeout",
-         "action", "grace_period", "defaults", "users", "groups", "gpus", "windows", "rules",
-         "protected"},
+         "action", "grace_period", "defaults", "users", "groups", "projects", "gpus", "windows",
+         "rules", "protected"},
         [&](const std::string& key, const YAML::Node&, const YAML::Node& value) -> Result<void> {
             if (key == "version") {
                 auto version = fields.integer(value, "version", 1000);
@@ -153,7 +153,7 @@ Result<Policy> read_document(const YamlReader& fields, const YAML::Node& documen
             }
             if (is_enforcement_key(key)) return {};  // read above
             if (key == "defaults") return read_defaults(fields, value, policy);
-            if (key == "users" || key == "groups" || key == "gpus") {
+            if (key == "users" || key == "groups" || key == "projects" || key == "gpus") {
                 return fields.for_each_entry(
                     value, key,
                     [&](const std::string& name, const YAML::Node& key_node,
@@ -166,6 +166,11 @@ Result<Policy> read_document(const YamlReader& fields, const YAML::Node& documen
                             auto rule = read_group(fields, name, key_node, body, inherited);
                             if (!rule) return std::unexpected(rule.error());
                             policy.groups.push_back(std::move(*rule));
+                        } else if (key == "projects") {
+                            auto rule =
+                                sections::read_project(fields, name, key_node, body, inherited);
+                            if (!rule) return std::unexpected(rule.error());
+                            policy.projects.push_back(std::move(*rule));
                         } else {
                             auto rule = read_gpu(fields, name, key_node, body, inherited);
                             if (!rule) return std::unexpected(rule.error());

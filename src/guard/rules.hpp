@@ -42,6 +42,17 @@ struct Context {
 
 // Per user and per group: memory and process-count limits, with time windows.
 void limit_violations(const Context& context, std::vector<Violation>& out);
+
+// The project a candidate is counted in (the first in file order it meets) and why, in
+// words ("Slurm account vision"); empty when none.
+struct ProjectMembership {
+    const ProjectRule* project = nullptr;
+    std::string why;
+};
+std::optional<ProjectMembership> project_of(const Context& context, const Candidate& candidate);
+
+// Per project: aggregate memory and process-count limits, and allowed GPUs.
+void project_violations(const Context& context, std::vector<Violation>& out);
 // Per GPU: allowed users and executables, per-user memory, exclusivity, reserved memory;
 // and per user: allowed and blocked GPUs.
 void gpu_violations(const Context& context, std::vector<Violation>& out);

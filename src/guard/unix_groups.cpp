@@ -61,11 +61,19 @@ std::map<std::string, std::set<std::string>> resolve_unix_groups(const Policy& p
                                                                  const Snapshot& snapshot) {
     std::map<std::string, std::set<std::string>> resolved;
     std::map<std::string, std::optional<gid_t>> primary;  // one lookup per user
+    // The groups named by name: groups: entries without members, and projects'
+    // unix_groups.
+    std::set<std::string> names;
     for (const GroupRule& rule : policy.groups) {
-        if (rule.members) continue;
-        auto group = lookup_group(rule.name);
+        if (!rule.members) names.insert(rule.name);
+    }
+    for (const ProjectRule& project : policy.projects) {
+        names.insert(project.match.unix_groups.begin(), project.match.unix_groups.end());
+    }
+    for (const std::string& name : names) {
+        auto group = lookup_group(name);
         if (!group) continue;
-        std::set<std::string>& members = resolved[rule.name];
+        std::set<std::string>& members = resolved[name];
         members = group->members;
         for (const SnapshotProcess& process : snapshot.processes) {
             const std::string& user = process.info.user;

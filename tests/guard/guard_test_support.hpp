@@ -102,6 +102,7 @@ struct World {
     reclaim::ProtectedList reclaim_protected{.names = {"Xorg"}, .users = {}, .pids = {}};
     std::map<std::string, std::set<std::string>> unix_groups;
     std::map<IdentityKey, RogueScore> rogue_scores;
+    std::map<IdentityKey, ProjectFacts> project_facts;
 
     // Evaluates, keeps the returned state for the next call and adds the snapshot to
     // the history, as guard run does.
@@ -113,7 +114,8 @@ struct World {
                                                          .state = state,
                                                          .reclaim_protected = reclaim_protected,
                                                          .unix_group_members = unix_groups,
-                                                         .rogue_scores = rogue_scores});
+                                                         .rogue_scores = rogue_scores,
+                                                         .project_facts = project_facts});
         state = evaluation.state;
         history.add_snapshot(snapshot);
         return evaluation.decisions;

@@ -443,5 +443,34 @@ TEST(GuardTest, ATimeWindowChangesTheLimitByTheHostsClock) {
     EXPECT_TRUE(other["decisions"].empty()) << other.dump();
 }
 
+// A Slurm job's processes carry SLURM_JOB_ACCOUNT in their environment: the project that
+// names the account counts them together, and guard test says why it did.
+TEST(GuardTest, ALiveProjectCountsItsSlurmAccountAndSaysWhy) {
+    SimulatedHost host;
+    GuardFiles files(host);
+    ::setenv("SLURM_JOB_ACCOUNT", "vision", 1);  // inherited by the next workloads only
+    Workload first = host.run({"--gpu", "0", "--mem", "3G", "--name", "train-a"});
+    Workload second = host.run({"--gpu", "1", "--mem", "3G", "--name", "train-b"});
+    ::unsetenv("SLURM_JOB_ACCOUNT");
+    Workload outsider = host.run({"--gpu", "1", "--mem", "6G", "--name", "other"});
+    const std::string policy =
+        files.write("guard.yaml",
+                    "mode: enforce\nprojects:\n  vision:\n    slurm_accounts: [vision]\n"
+                    "    memory_limit: 5G\n");
+    CommandResult r = host.gpukill({"guard", "test", "--policy", policy, "--json"}, files.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    nlohmann::json doc = parse_json(r);
+    const nlohmann::json* over = decision(doc, second.pid(), "projects.vision.memory_limit");
+    ASSERT_NE(over, nullptr) << r.out;
+    EXPECT_NE((*over)["why"].get<std::string>().find("project vision's 2 processes use 6.0 GiB"),
+              std::string::npos)
+        << (*over)["why"];
+    EXPECT_NE(
+        (*over)["why"].get<std::string>().find("(counted in project vision: Slurm account vision)"),
+        std::string::npos);
+    EXPECT_EQ(decision(doc, first.pid(), "projects.vision.memory_limit"), nullptr);
+    EXPECT_EQ(decision(doc, outsider.pid(), "projects.vision.memory_limit"), nullptr);
+}
+
 }  // namespace
 }  // namespace gpukill::testing
