@@ -162,8 +162,7 @@ void AgentCore::count_guard_cycle(const Snapshot& snapshot) {
     }
 }
 
-void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard,
-                       bool scan_rogue) {
+void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard, bool scan_rogue) {
     const auto started = std::chrono::steady_clock::now();
     Snapshot snapshot;
     std::optional<RogueCounts> rogue;
@@ -274,7 +273,8 @@ nlohmann::ordered_json AgentCore::guard_status() {
     json events = json::array();
     std::lock_guard lock(state_mutex_);
     for (const RecentEvent& event : events_) {
-        events.push_back(json{{"unix_ms", event.unix_ms}, {"kind", event.kind}, {"text", event.text}});
+        events.push_back(
+            json{{"unix_ms", event.unix_ms}, {"kind", event.kind}, {"text", event.text}});
     }
     status["recent_events"] = std::move(events);
     return status;

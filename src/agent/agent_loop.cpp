@@ -88,10 +88,10 @@ Steady::duration steady_seconds(double value) {
 
 }  // namespace
 
-Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions options,
-                       AgentLog log) {
+Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions options, AgentLog log) {
     if (!(options.interval_seconds >= 0.001 && options.interval_seconds <= 86400)) {
-        return fail(ErrorCategory::invalid_input, "--interval must be between 0.001 and 86400 seconds");
+        return fail(ErrorCategory::invalid_input,
+                    "--interval must be between 0.001 and 86400 seconds");
     }
     if (!(options.rogue_interval_seconds >= 0 && options.rogue_interval_seconds <= 86400 * 365.0)) {
         return fail(ErrorCategory::invalid_input, "--rogue-interval must be 0 (off) or more");
@@ -122,7 +122,9 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     auto server = AgentServer::start(options.server, core);
     if (!server) return std::unexpected(server.error());
 
-    const auto wall_now = [&] { return core.with_engine([](engine::Engine& e) { return e.now(); }); };
+    const auto wall_now = [&] {
+        return core.with_engine([](engine::Engine& e) { return e.now(); });
+    };
     const Steady::duration interval = steady_seconds(options.interval_seconds);
     const Steady::time_point started = Steady::now();
     Steady::time_point next_sample = started;
@@ -158,7 +160,8 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     for (;;) {
         Steady::time_point wake = next_sample;
         if (watchdog) wake = std::min(wake, next_watchdog);
-        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Steady::now());
+        const auto wait =
+            std::chrono::duration_cast<std::chrono::milliseconds>(wake - Steady::now());
         std::array<pollfd, 2> fds{pollfd{signal_fd.get(), POLLIN, 0},
                                   pollfd{watch ? watch->fd.get() : -1, POLLIN, 0}};
         const int timeout = static_cast<int>(std::max<std::int64_t>(0, wait.count() + 1));
@@ -178,7 +181,8 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
             }
             if (stop) break;
         }
-        if ((fds[1].revents & POLLIN) != 0 && policy_touched(*watch)) core.reload_policy_if_changed();
+        if ((fds[1].revents & POLLIN) != 0 && policy_touched(*watch))
+            core.reload_policy_if_changed();
         if (watchdog && Steady::now() >= next_watchdog) {
             sd_notify(0, "WATCHDOG=1");
             next_watchdog = Steady::now() + std::chrono::microseconds(watchdog_usec / 2);

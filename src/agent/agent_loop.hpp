@@ -31,7 +31,6 @@ struct AgentOptions {
 // Runs until SIGTERM or SIGINT (then an empty result). The start line, once serving
 // and sampled, is "listening on http[s]://HOST:PORT". Errors: the listener's
 // (http_server.hpp) and an interval out of range (invalid_input).
-Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions options,
-                       AgentLog log);
+Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions options, AgentLog log);
 
 }  // namespace gpukill::agent

@@ -17,9 +17,9 @@
 #include "engine/reset.hpp"
 #include "engine/rogue_scan.hpp"
 #include "model/byte_size.hpp"
+#include "model/human_format.hpp"
 #include "model/json_text.hpp"
 #include "model/pattern.hpp"
-#include "model/human_format.hpp"
 #include "model/snapshot_json.hpp"
 
 namespace gpukill::agent {
@@ -30,7 +30,9 @@ using Params = std::multimap<std::string, std::string>;
 
 constexpr double kApiMaxHours = 24.0 * 36'500;  // as `gpukill audit`: a century
 
-ApiResponse api_ok(const json& document) { return ApiResponse{200, json_text(document, -1) + "\n"}; }
+ApiResponse api_ok(const json& document) {
+    return ApiResponse{200, json_text(document, -1) + "\n"};
+}
 
 // Query parameters other than `known` are refused: a misspelt filter must not widen
 // an answer silently.
@@ -94,9 +96,9 @@ ApiResponse api_version() {
 }
 
 ApiResponse api_snapshot(AgentCore& core, const ApiRequest& request) {
-    if (auto checked = api_only_params(request.params, {}); !checked) return error_response(checked.error());
-    const Snapshot snapshot =
-        core.with_engine([](engine::Engine& e) { return e.list().snapshot; });
+    if (auto checked = api_only_params(request.params, {}); !checked)
+        return error_response(checked.error());
+    const Snapshot snapshot = core.with_engine([](engine::Engine& e) { return e.list().snapshot; });
     return api_ok(to_json(snapshot));
 }
 
@@ -178,8 +180,8 @@ ApiResponse api_reset(AgentCore& core, const ApiRequest& request, bool execute) 
 // rogue and orphans (booleans, default true).
 ApiResponse api_check(AgentCore& core, const ApiRequest& request) {
     const Params& params = request.params;
-    if (auto checked =
-            api_only_params(params, {"unaccounted_threshold", "allow_user", "idle", "rogue", "orphans"});
+    if (auto checked = api_only_params(
+            params, {"unaccounted_threshold", "allow_user", "idle", "rogue", "orphans"});
         !checked) {
         return error_response(checked.error());
     }
@@ -199,7 +201,8 @@ ApiResponse api_check(AgentCore& core, const ApiRequest& request) {
         if (!*flag) return error_response(flag->error());
     }
     std::set<std::string> users;
-    for (auto [it, end] = params.equal_range("allow_user"); it != end; ++it) users.insert(it->second);
+    for (auto [it, end] = params.equal_range("allow_user"); it != end; ++it)
+        users.insert(it->second);
     if (*idle && !users.empty()) {
         return error_response(400, "invalid_input", "give idle or allow_user, not both");
     }
@@ -233,7 +236,8 @@ ApiResponse api_audit_actions(AgentCore& core, const ApiRequest& request) {
     query.user = scope.user;
     if (scope.process) {
         auto pattern = Pattern::compile(*scope.process);
-        if (!pattern) return error_response(400, "invalid_input", "process: " + pattern.error().what);
+        if (!pattern)
+            return error_response(400, "invalid_input", "process: " + pattern.error().what);
         query.process = std::move(*pattern);
     }
     auto actions =
@@ -241,7 +245,8 @@ ApiResponse api_audit_actions(AgentCore& core, const ApiRequest& request) {
     if (!actions) return error_response(actions.error());
     scope.source = actions->source;
     scope.source_available = actions->available;
-    return api_ok(engine::actions_json(scope, actions->available ? actions->log : audit::ActionLog{}));
+    return api_ok(
+        engine::actions_json(scope, actions->available ? actions->log : audit::ActionLog{}));
 }
 
 // As `gpukill audit --rogue`: user, hours (the usage history's window). Findings are
@@ -266,7 +271,8 @@ ApiResponse api_rogue(AgentCore& core, const ApiRequest& request) {
 }
 
 ApiResponse api_guard_status(AgentCore& core, const ApiRequest& request) {
-    if (auto checked = api_only_params(request.params, {}); !checked) return error_response(checked.error());
+    if (auto checked = api_only_params(request.params, {}); !checked)
+        return error_response(checked.error());
     return api_ok(core.guard_status());
 }
 
@@ -309,11 +315,11 @@ ApiResponse error_response(const Error& error) {
 
 const std::vector<Endpoint>& api_endpoints() {
     static const std::vector<Endpoint> endpoints = {
-        {"GET", "/v1/version", false},       {"GET", "/v1/snapshot", false},
-        {"POST", "/v1/kill/plan", true},     {"POST", "/v1/kill/execute", true},
-        {"POST", "/v1/reset/plan", true},    {"POST", "/v1/reset/execute", true},
-        {"GET", "/v1/check", false},         {"GET", "/v1/audit/actions", false},
-        {"GET", "/v1/rogue", false},         {"GET", "/v1/guard", false},
+        {"GET", "/v1/version", false},    {"GET", "/v1/snapshot", false},
+        {"POST", "/v1/kill/plan", true},  {"POST", "/v1/kill/execute", true},
+        {"POST", "/v1/reset/plan", true}, {"POST", "/v1/reset/execute", true},
+        {"GET", "/v1/check", false},      {"GET", "/v1/audit/actions", false},
+        {"GET", "/v1/rogue", false},      {"GET", "/v1/guard", false},
     };
     return endpoints;
 }

@@ -21,8 +21,8 @@ namespace gpukill::agent {
 inline constexpr int kApiSchemaVersion = 1;
 
 struct ApiRequest {
-    std::string method;  // "GET", "POST"
-    std::string path;    // "/v1/kill/plan"
+    std::string method;                              // "GET", "POST"
+    std::string path;                                // "/v1/kill/plan"
     std::multimap<std::string, std::string> params;  // the query string
     std::string body;
     Actor actor;  // agent, the token's name, the peer's address

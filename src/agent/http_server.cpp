@@ -86,7 +86,9 @@ void respond(httplib::Response& res, const ApiResponse& answer) {
     res.set_content(answer.body, "application/json");
 }
 
-bool is_wildcard(const std::string& host) { return host == "0.0.0.0" || host == "::"; }
+bool is_wildcard(const std::string& host) {
+    return host == "0.0.0.0" || host == "::";
+}
 
 std::string peer_address(const httplib::Request& req) {
     const bool v6 = req.remote_addr.find(':') != std::string::npos;
@@ -172,7 +174,9 @@ Result<ListenAddress> parse_listen_address(std::string_view text) {
 AgentServer::AgentServer(ServerSettings settings, AgentCore& core)
     : settings_(std::move(settings)), core_(core) {}
 
-AgentServer::~AgentServer() { stop(); }
+AgentServer::~AgentServer() {
+    stop();
+}
 
 Result<std::unique_ptr<AgentServer>> AgentServer::start(ServerSettings settings, AgentCore& core) {
     const std::string& host = settings.listen.host;
@@ -217,8 +221,9 @@ Result<std::unique_ptr<AgentServer>> AgentServer::start(ServerSettings settings,
     http.new_task_queue = [workers] { return new CappedPool(workers); };
     server->install_routes();
 
-    const int port = s.listen.port == 0 ? http.bind_to_any_port(host)
-                                        : (http.bind_to_port(host, s.listen.port) ? s.listen.port : -1);
+    const int port = s.listen.port == 0
+                         ? http.bind_to_any_port(host)
+                         : (http.bind_to_port(host, s.listen.port) ? s.listen.port : -1);
     if (port < 0) {
         const int error = errno;
         return fail(ErrorCategory::unavailable,
@@ -258,7 +263,8 @@ void AgentServer::install_routes() {
             respond(res, error_response(403, "permission", "cross-origin requests are refused"));
             return Server::HandlerResponse::Handled;
         }
-        if (req.path == "/healthz" || req.path == "/readyz") return Server::HandlerResponse::Unhandled;
+        if (req.path == "/healthz" || req.path == "/readyz")
+            return Server::HandlerResponse::Unhandled;
         if (req.path == "/metrics" && loopback_) return Server::HandlerResponse::Unhandled;
 
         const Endpoint* endpoint = endpoint_at(req.path);
@@ -269,11 +275,13 @@ void AgentServer::install_routes() {
             return Server::HandlerResponse::Handled;
         };
         if (!settings_.tokens) {
-            return unauthenticated("this agent has no token file (--token-file): only /metrics "
-                                   "and health are served");
+            return unauthenticated(
+                "this agent has no token file (--token-file): only /metrics "
+                "and health are served");
         }
         const auto secret = net::bearer_secret(req.get_header_value("Authorization"));
-        if (!secret || secret->empty()) return unauthenticated("an Authorization: Bearer token is required");
+        if (!secret || secret->empty())
+            return unauthenticated("an Authorization: Bearer token is required");
         const net::TokenEntry* token = settings_.tokens->match(*secret);
         if (token == nullptr) return unauthenticated("unknown token");
         if ((act && !token->can_act) || (!act && !token->can_read)) {
@@ -296,10 +304,9 @@ void AgentServer::install_routes() {
     http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
         core_.count_response(res.status);
         if (req.method == "POST") {
-            core_.log(fmt::format("{} {} from {} (token {}): {}", req.method, req.path,
-                                  peer_address(req),
-                                  t_request_token ? t_request_token->name : std::string("none"),
-                                  res.status));
+            core_.log(fmt::format(
+                "{} {} from {} (token {}): {}", req.method, req.path, peer_address(req),
+                t_request_token ? t_request_token->name : std::string("none"), res.status));
         }
     });
 

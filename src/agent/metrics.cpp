@@ -36,8 +36,12 @@ std::string labels_text(const Labels& labels) {
     return text;
 }
 
-std::string number_text(double value) { return fmt::format("{}", value); }
-std::string number_text(std::uint64_t value) { return std::to_string(value); }
+std::string number_text(double value) {
+    return fmt::format("{}", value);
+}
+std::string number_text(std::uint64_t value) {
+    return std::to_string(value);
+}
 
 class Exposition {
   public:
@@ -219,7 +223,8 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
         }
         std::uint64_t rest = 0;
         for (std::size_t i = shown; i < with_memory.size(); ++i) rest += with_memory[i].memory;
-        const Labels short_labels{{"gpu", std::to_string(gpu.index)}, {"UUID", r.uuid.value_or("")}};
+        const Labels short_labels{{"gpu", std::to_string(gpu.index)},
+                                  {"UUID", r.uuid.value_or("")}};
         out.sample(*f.other_memory, short_labels, rest);
         out.sample(*f.other_count, short_labels,
                    static_cast<std::uint64_t>(with_memory.size() - shown));
@@ -228,7 +233,8 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
 
 // dcgm-exporter's families, for NVIDIA GPUs: its names, units and types.
 void dcgm_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions& options) {
-    MetricFamily& fb = out.family("DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).");
+    MetricFamily& fb =
+        out.family("DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).");
     MetricFamily& util = out.family("DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).");
     MetricFamily& temp = out.family("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).");
     MetricFamily& power = out.family("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).");
@@ -260,8 +266,8 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
     MetricFamily& duration = out.family("gpukill_agent_sample_duration_seconds", "gauge",
                                         "How long the last sample of the host took");
     out.sample(duration, {}, in.last_sample_seconds);
-    MetricFamily& guard = out.family("gpukill_agent_guard_enabled", "gauge",
-                                     "1 when the agent runs a guard policy");
+    MetricFamily& guard =
+        out.family("gpukill_agent_guard_enabled", "gauge", "1 when the agent runs a guard policy");
     out.sample(guard, {}, std::uint64_t{in.guard_enabled ? 1u : 0u});
     if (in.rogue.scanned) {
         MetricFamily& rogue = out.family("gpukill_rogue_findings", "gauge",
@@ -280,23 +286,27 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
     MetricFamily& reloads = out.family("gpukill_agent_policy_reload_failures", "counter",
                                        "New guard policies refused (the previous one stayed)");
     out.sample(reloads, {}, c.policy_reload_failures);
-    counter_family(out, "gpukill_guard_decisions", "Guard decisions, by verdict",
-                   c.guard_decisions, [](const std::string& verdict) {
+    counter_family(out, "gpukill_guard_decisions", "Guard decisions, by verdict", c.guard_decisions,
+                   [](const std::string& verdict) {
                        return Labels{{"verdict", verdict}};
                    });
     counter_family(out, "gpukill_guard_actions", "Guard actions, by verdict and outcome",
                    c.guard_actions, [](const std::pair<std::string, std::string>& key) {
                        return Labels{{"verdict", key.first}, {"outcome", key.second}};
                    });
-    counter_family(out, "gpukill_processes_ended", "Processes that ended after gpukill signalled them",
-                   c.processes_ended,
-                   [](const std::string& via) { return Labels{{"interface", via}}; });
+    counter_family(out, "gpukill_processes_ended",
+                   "Processes that ended after gpukill signalled them", c.processes_ended,
+                   [](const std::string& via) {
+                       return Labels{{"interface", via}};
+                   });
     counter_family(out, "gpukill_reclaimed_bytes", "GPU memory that came back after gpukill acted",
-                   c.reclaimed_bytes,
-                   [](const std::string& via) { return Labels{{"interface", via}}; });
+                   c.reclaimed_bytes, [](const std::string& via) {
+                       return Labels{{"interface", via}};
+                   });
     counter_family(out, "gpukill_agent_http_requests", "API requests answered, by status code",
-                   c.http_requests,
-                   [](int code) { return Labels{{"code", std::to_string(code)}}; });
+                   c.http_requests, [](int code) {
+                       return Labels{{"code", std::to_string(code)}};
+                   });
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ void log_line(const std::string& line) {
 
 int run_agent_command(const GlobalOptions& global, const AgentCommandOptions& options,
                       const std::vector<std::string>& argv) {
-    if (options.no_guard && options.policy) return usage_error("give --policy or --no-guard, not both");
+    if (options.no_guard && options.policy)
+        return usage_error("give --policy or --no-guard, not both");
     auto listen = agent::parse_listen_address(options.listen);
     if (!listen) return usage_error(listen.error().what);
     if (!(options.request_timeout_seconds >= 0.1 && options.request_timeout_seconds <= 3600)) {
@@ -37,17 +38,17 @@ int run_agent_command(const GlobalOptions& global, const AgentCommandOptions& op
         return usage_error("--max-connections must be between 1 and 4096");
     }
     agent::AgentOptions settings;
-    settings.server = agent::ServerSettings{.listen = *listen,
-                                            .tls_cert = options.tls_cert,
-                                            .tls_key = options.tls_key,
-                                            .tls_client_ca = options.tls_client_ca,
-                                            .insecure_listen = options.insecure_listen,
-                                            .tokens = std::nullopt,
-                                            .allowed_hosts = options.allowed_hosts,
-                                            .request_timeout_seconds =
-                                                options.request_timeout_seconds,
-                                            .max_connections = options.max_connections,
-                                            .max_body_bytes = 64 * 1024};
+    settings.server =
+        agent::ServerSettings{.listen = *listen,
+                              .tls_cert = options.tls_cert,
+                              .tls_key = options.tls_key,
+                              .tls_client_ca = options.tls_client_ca,
+                              .insecure_listen = options.insecure_listen,
+                              .tokens = std::nullopt,
+                              .allowed_hosts = options.allowed_hosts,
+                              .request_timeout_seconds = options.request_timeout_seconds,
+                              .max_connections = options.max_connections,
+                              .max_body_bytes = 64 * 1024};
     if (options.token_file) {
         auto tokens = net::TokenSet::load(*options.token_file);
         if (!tokens) return report_error(tokens.error());

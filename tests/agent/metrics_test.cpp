@@ -90,8 +90,9 @@ TEST(AgentMetrics, DcgmNamesForNvidiaGpusOnlyInDcgmUnits) {
     EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\""));
     EXPECT_FALSE(has(text, "DCGM_FI_DEV_FB_USED{gpu=\"1\"")) << "AMD is not DCGM's";
     // gpukill's own families cover every vendor; the AMD GPU's device is its DRM card.
-    EXPECT_TRUE(has(text, "gpukill_gpu_memory_used_bytes{gpu=\"1\",UUID=\"GPU-1\","
-                          "pci_bus_id=\"0000:3b:00.1\",device=\"card1\""))
+    EXPECT_TRUE(has(text,
+                    "gpukill_gpu_memory_used_bytes{gpu=\"1\",UUID=\"GPU-1\","
+                    "pci_bus_id=\"0000:3b:00.1\",device=\"card1\""))
         << text;
 }
 
@@ -104,22 +105,26 @@ TEST(AgentMetrics, ProcessSeriesAreTheTopNPerGpuAndTheRestIsAggregated) {
             holder(pid, "w" + std::to_string(pid), 0, static_cast<std::uint64_t>(pid - 99) << 20));
     }
     const std::string text = render(snapshot, MetricsOptions{.top_processes = 2});
-    EXPECT_TRUE(has(text, "gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"GPU-0\",pid=\"104\","
-                          "user=\"alice\",name=\"w104\",container=\"\",pod=\"\",namespace=\"\"} "
-                          "5242880\n"))
+    EXPECT_TRUE(has(text,
+                    "gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"GPU-0\",pid=\"104\","
+                    "user=\"alice\",name=\"w104\",container=\"\",pod=\"\",namespace=\"\"} "
+                    "5242880\n"))
         << text;
     EXPECT_TRUE(has(text, "pid=\"103\""));
     EXPECT_FALSE(has(text, "pid=\"102\"")) << "beyond the top 2";
     // 1 + 2 + 3 MiB in three processes.
-    EXPECT_TRUE(has(text, "gpukill_gpu_other_processes_memory_bytes{gpu=\"0\",UUID=\"GPU-0\"} "
-                          "6291456\n"));
+    EXPECT_TRUE(has(text,
+                    "gpukill_gpu_other_processes_memory_bytes{gpu=\"0\",UUID=\"GPU-0\"} "
+                    "6291456\n"));
     EXPECT_TRUE(has(text, "gpukill_gpu_other_processes{gpu=\"0\",UUID=\"GPU-0\"} 3\n"));
     EXPECT_TRUE(has(text, "gpukill_gpu_processes{gpu=\"0\""));
 }
 
 TEST(AgentMetrics, HostileProcessNamesAreEscapedAndValidUtf8) {
     EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-    EXPECT_EQ(escape_label_value("x\xff" "y"), "x\xEF\xBF\xBDy");
+    EXPECT_EQ(escape_label_value("x\xff"
+                                 "y"),
+              "x\xEF\xBF\xBDy");
     EXPECT_EQ(escape_label_value("caf\xC3\xA9"), "caf\xC3\xA9");
 
     Snapshot snapshot;
@@ -163,16 +168,19 @@ TEST(AgentMetrics, CountersEndInTotalAndOpenMetricsDeclaresThemWithout) {
     counters.reclaimed_bytes["agent"] = 4096;
     counters.guard_actions[{"terminate", "terminated"}] = 1;
     const std::string text = render(snapshot, {}, &counters);
-    EXPECT_TRUE(has(text, "# TYPE gpukill_agent_samples_total counter\ngpukill_agent_samples_total 3\n"))
+    EXPECT_TRUE(
+        has(text, "# TYPE gpukill_agent_samples_total counter\ngpukill_agent_samples_total 3\n"))
         << text;
     EXPECT_TRUE(has(text, "gpukill_processes_ended_total{interface=\"agent\"} 2\n"));
     EXPECT_TRUE(has(text, "gpukill_reclaimed_bytes_total{interface=\"agent\"} 4096\n"));
-    EXPECT_TRUE(has(text, "gpukill_guard_actions_total{verdict=\"terminate\",outcome=\"terminated\"} 1\n"));
+    EXPECT_TRUE(
+        has(text, "gpukill_guard_actions_total{verdict=\"terminate\",outcome=\"terminated\"} 1\n"));
     EXPECT_TRUE(has(text, "gpukill_agent_info{version=\"1.2.3\"} 1\n"));
     EXPECT_FALSE(has(text, "# EOF"));
 
     const std::string om = render(snapshot, MetricsOptions{.openmetrics = true}, &counters);
-    EXPECT_TRUE(has(om, "# TYPE gpukill_agent_samples counter\ngpukill_agent_samples_total 3\n")) << om;
+    EXPECT_TRUE(has(om, "# TYPE gpukill_agent_samples counter\ngpukill_agent_samples_total 3\n"))
+        << om;
     EXPECT_TRUE(om.ends_with("# EOF\n"));
 }
 

@@ -40,11 +40,13 @@ class Prometheus {
                               << "scrape_configs:\n  - job_name: gpukill\n"
                               << "    static_configs:\n      - targets: ['127.0.0.1:" << agent_port
                               << "']\n";
-        const std::string command = std::string("exec " GPUKILL_PROMETHEUS_BIN " --config.file='") +
-                                    config + "' --storage.tsdb.path='" + dir +
-                                    "/tsdb' --web.listen-address=127.0.0.1:" +
-                                    std::to_string(port_) + " >'" + dir + "/prometheus.log' 2>&1";
-        process_ = std::make_unique<RunningCommand>(std::vector<std::string>{"/bin/sh", "-c", command});
+        const std::string command =
+            std::string("exec " GPUKILL_PROMETHEUS_BIN " --config.file='") + config +
+            "' --storage.tsdb.path='" + dir +
+            "/tsdb' --web.listen-address=127.0.0.1:" + std::to_string(port_) + " >'" + dir +
+            "/prometheus.log' 2>&1";
+        process_ =
+            std::make_unique<RunningCommand>(std::vector<std::string>{"/bin/sh", "-c", command});
         httplib::Client client("127.0.0.1", port_);
         const auto deadline = Clock::now() + std::chrono::seconds(20);
         while (Clock::now() < deadline) {
@@ -58,7 +60,8 @@ class Prometheus {
     // The value of an instant query's single series; empty while it has none.
     std::optional<double> query(const std::string& promql) const {
         httplib::Client client("127.0.0.1", port_);
-        auto answer = client.Get("/api/v1/query", httplib::Params{{"query", promql}}, httplib::Headers{});
+        auto answer =
+            client.Get("/api/v1/query", httplib::Params{{"query", promql}}, httplib::Headers{});
         if (!answer || answer->status != 200) return std::nullopt;
         const json body = json::parse(answer->body, nullptr, false);
         const json& result = body["data"]["result"];
@@ -95,7 +98,8 @@ TEST(AgentPrometheus, PrometheusScrapesWhatGpusimHolds) {
     const std::string metrics = agent.client().Get("/metrics")->body;
     std::ofstream(dir + "/metrics.txt") << metrics;
     CommandResult lint = run_command(
-        {"/bin/sh", "-c", std::string(GPUKILL_PROMTOOL_BIN " check metrics < '") + dir + "/metrics.txt'"});
+        {"/bin/sh", "-c",
+         std::string(GPUKILL_PROMTOOL_BIN " check metrics < '") + dir + "/metrics.txt'"});
     EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
 
     Prometheus prometheus(dir, agent.port());

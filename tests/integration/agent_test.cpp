@@ -59,7 +59,8 @@ TEST(Agent, TokensAndScopesGuardTheApiAndAKillThroughItEndsTheWorkload) {
     auto snapshot = client.Get("/v1/snapshot", bearer(kViewerSecret));
     ASSERT_EQ(snapshot->status, 200);
     bool listed = false;
-    for (const json& process : body_of(snapshot)["processes"]) listed |= process["pid"] == job.pid();
+    for (const json& process : body_of(snapshot)["processes"])
+        listed |= process["pid"] == job.pid();
     EXPECT_TRUE(listed) << snapshot->body;
 
     const std::string request = json{{"pids", {job.pid()}}}.dump();
@@ -113,10 +114,13 @@ TEST(Agent, TokensAndScopesGuardTheApiAndAKillThroughItEndsTheWorkload) {
     std::string metrics;
     for (int i = 0; i < 100; ++i) {
         metrics = client.Get("/metrics")->body;
-        if (metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1") != std::string::npos) break;
+        if (metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1") !=
+            std::string::npos)
+            break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polled, bounded
     }
-    EXPECT_NE(metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1"), std::string::npos);
+    EXPECT_NE(metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1"),
+              std::string::npos);
     EXPECT_NE(metrics.find("gpukill_reclaimed_bytes_total{interface=\"agent\"} 1073741824"),
               std::string::npos)
         << metrics;
@@ -181,21 +185,27 @@ TEST(Agent, ServesTlsAndRequiresClientCertificatesWithAClientCa) {
     SimulatedHost host;
     const std::string dir = scratch_dir(host, "pki");
     const auto openssl = [&](const std::string& args) {
-        CommandResult r = run_command({"/bin/sh", "-c", "cd '" + dir + "' && " GPUKILL_OPENSSL_BIN " " + args});
+        CommandResult r =
+            run_command({"/bin/sh", "-c", "cd '" + dir + "' && " GPUKILL_OPENSSL_BIN " " + args});
         ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     };
-    openssl("req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca.key -out ca.crt");
+    openssl(
+        "req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca.key -out ca.crt");
     openssl("req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr");
     std::ofstream(dir + "/san.ext") << "subjectAltName=IP:127.0.0.1,DNS:localhost\n";
-    openssl("x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
-            "-extfile san.ext -out server.crt");
+    openssl(
+        "x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
+        "-extfile san.ext -out server.crt");
     openssl("req -newkey rsa:2048 -nodes -subj /CN=fleet -keyout client.key -out client.csr");
-    openssl("x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out client.crt");
+    openssl(
+        "x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out "
+        "client.crt");
     ::chmod((dir + "/server.key").c_str(), 0600);
     const std::string tokens = write_token_file(dir);
 
-    RunningAgent agent(host, {"--token-file", tokens, "--tls-cert", dir + "/server.crt",
-                              "--tls-key", dir + "/server.key", "--tls-client-ca", dir + "/ca.crt"});
+    RunningAgent agent(host,
+                       {"--token-file", tokens, "--tls-cert", dir + "/server.crt", "--tls-key",
+                        dir + "/server.key", "--tls-client-ca", dir + "/ca.crt"});
     {
         httplib::SSLClient client("127.0.0.1", agent.port(), dir + "/client.crt",
                                   dir + "/client.key");

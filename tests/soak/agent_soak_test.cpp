@@ -40,10 +40,10 @@ TEST(AgentSoak, ResidentMemoryStaysFlatOverThousandsOfCycles) {
     std::map<std::string, std::string> env = host.env();
     env["ASAN_OPTIONS"] = "quarantine_size_mb=0:detect_leaks=0";
     env["GPUKILL_HISTORY_MIN_INTERVAL_SECONDS"] = "0";  // every sample recorded too
-    RunningCommand agent({"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", GPUKILL_BIN, "agent",
-                          "--listen", "127.0.0.1:0", "--interval", "0.005", "--rogue-interval",
-                          "0.5"},
-                         env);
+    RunningCommand agent(
+        {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", GPUKILL_BIN, "agent", "--listen",
+         "127.0.0.1:0", "--interval", "0.005", "--rogue-interval", "0.5"},
+        env);
     int port = 0;
     while (auto line = agent.read_line(30)) {
         if (line->find("listening on ") == std::string::npos) continue;
