@@ -257,8 +257,10 @@ void AgentServer::install_routes() {
                                         "the Host header does not name this agent (--allow-host)"));
             return Server::HandlerResponse::Handled;
         }
+        // Header values are copies: the string_views below must outlive the call.
+        const std::string origin_value = req.get_header_value("Origin");
         std::optional<std::string_view> origin;
-        if (req.has_header("Origin")) origin = req.get_header_value("Origin");
+        if (req.has_header("Origin")) origin = origin_value;
         if (!net::origin_allowed(origin, allowed)) {
             respond(res, error_response(403, "permission", "cross-origin requests are refused"));
             return Server::HandlerResponse::Handled;
@@ -279,7 +281,8 @@ void AgentServer::install_routes() {
                 "this agent has no token file (--token-file): only /metrics "
                 "and health are served");
         }
-        const auto secret = net::bearer_secret(req.get_header_value("Authorization"));
+        const std::string authorization = req.get_header_value("Authorization");
+        const auto secret = net::bearer_secret(authorization);
         if (!secret || secret->empty())
             return unauthenticated("an Authorization: Bearer token is required");
         const net::TokenEntry* token = settings_.tokens->match(*secret);
