@@ -170,7 +170,8 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     {
         std::lock_guard lock(engine_mutex_);
         snapshot = engine_->discover_host();
-        if (guard_ && run_guard) {
+        // A guard in mode off records nothing: the history is recorded here then.
+        if (guard_ && run_guard && guard_->policy().mode != guard::Mode::off) {
             guard_->cycle(now, snapshot);
             last_guard_cycle_unix_ms_ = unix_ms_of(now);
             count_guard_cycle(snapshot);
