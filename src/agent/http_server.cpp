@@ -179,7 +179,7 @@ AgentServer::~AgentServer() {
 }
 
 Result<std::unique_ptr<AgentServer>> AgentServer::start(ServerSettings settings, AgentCore& core) {
-    const std::string& host = settings.listen.host;
+    const std::string host = settings.listen.host;  // a copy: settings is moved below
     const bool loopback = net::is_loopback_address(host);
     if (!loopback && !settings.tls_cert && !settings.insecure_listen) {
         return fail(ErrorCategory::invalid_input,
