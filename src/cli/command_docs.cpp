@@ -166,7 +166,7 @@ std::vector<CommandDoc> build_docs() {
     docs.push_back(CommandDoc{
         .command = agent,
         .summary = "the per-host daemon: Prometheus /metrics, the /v1 JSON API, the guard",
-        .usage = {"agent [--listen ADDR:PORT] [--interval S] [--token-file FILE]",
+        .usage = {"agent [--listen HOST:PORT] [--interval S] [--token-file FILE]",
                   "agent --listen 0.0.0.0:9402 --tls-cert CRT --tls-key KEY [--tls-client-ca CA]",
                   "agent [--policy FILE | --no-guard] [--dcgm-names] [--metrics-top N]"},
         .paragraphs =

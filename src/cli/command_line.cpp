@@ -161,7 +161,7 @@ void add_agent_options(CLI::App& command, AgentCommandOptions& agent) {
         .add_option("--listen", agent.listen,
                     "address and port to serve on (default 127.0.0.1:9402; port 0: any free "
                     "port). Not loopback: needs TLS or --insecure-listen")
-        ->type_name("ADDR:PORT");
+        ->type_name("ADDRESS");
     command.add_option("--interval", agent.interval_seconds, "seconds between samples (default 5)")
         ->type_name("SECONDS");
     command
