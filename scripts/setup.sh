@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
-  libncurses-dev libssl-dev libcpp-httplib-dev
+  libncurses-dev libssl-dev libcpp-httplib-dev libsystemd-dev openssl
+  prometheus prometheus-node-exporter
   libgtest-dev libgmock-dev libbenchmark-dev
   psmisc procps jq
 )

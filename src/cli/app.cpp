@@ -153,6 +153,7 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     }
     if (cl.doctor_command->parsed()) chosen.push_back(Command::doctor);
     if (cl.check_command->parsed()) chosen.push_back(Command::check);
+    if (cl.agent_command->parsed()) chosen.push_back(Command::agent);
     if (cl.reset_command->parsed() || cl.compat_reset->count() > 0) {
         chosen.push_back(Command::reset);
     }
@@ -176,6 +177,8 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_doctor(global, cl.doctor_json);
         case Command::check:
             return run_check(global, cl.check);
+        case Command::agent:
+            return run_agent_command(global, cl.agent, arguments(argc, argv));
         case Command::kill: {
             KillOptions& kill = cl.kill;
             kill.pids.insert(kill.pids.end(), cl.positional_pids.begin(), cl.positional_pids.end());

@@ -164,6 +164,37 @@ std::vector<CommandDoc> build_docs() {
                        kUsageError},
         .see_also = "README.md, section \"A health check\"",
     });
+    docs.push_back(CommandDoc{
+        .command = agent,
+        .summary = "the per-host daemon: Prometheus /metrics, the /v1 JSON API, the guard",
+        .usage = {"agent [--listen HOST:PORT] [--interval S] [--token-file FILE]",
+                  "agent --listen 0.0.0.0:9402 --tls-cert CRT --tls-key KEY [--tls-client-ca CA]",
+                  "agent [--policy FILE | --no-guard] [--dcgm-names] [--metrics-top N]"},
+        .paragraphs =
+            {"Samples the host every --interval (usage history and /metrics), enforces the "
+             "guard policy (CONFIG_DIR/guard.yaml or --policy) at its check interval, and "
+             "serves /metrics (Prometheus text or OpenMetrics, dcgm-exporter's label names), "
+             "/healthz, /readyz and the /v1 JSON API (snapshot, kill and reset plans and "
+             "their execution, check, audit actions, rogue scan, guard status).",
+             "It listens on 127.0.0.1 unless told otherwise; another address needs TLS or "
+             "--insecure-listen. Every /v1 call needs a bearer token from --token-file (scope "
+             "read for GETs, act for kill and reset); the audit records name the token and "
+             "the peer's address. SIGHUP (or an edit) reloads the policy, SIGTERM stops it; "
+             "it notifies systemd when ready and pets its watchdog. One line per event on "
+             "stderr; the start line is \"listening on http://HOST:PORT\"."},
+        .examples = {{"gpukill agent", "serve 127.0.0.1:9402; /metrics open, /v1 needs tokens"},
+                     {"gpukill agent --token-file /etc/gpukill/tokens --dcgm-names",
+                      "the API for token holders, and dcgm-exporter's names too"},
+                     {"gpukill agent --listen 0.0.0.0:9402 --tls-cert c.pem --tls-key k.pem",
+                      "HTTPS on every address"}},
+        .exit_codes = {{"0", "stopped by SIGTERM or SIGINT"},
+                       {"1", "the address could not be bound, or a file could not be read"},
+                       {"3",
+                        "invalid arguments: a refused listen address, a malformed policy or "
+                        "token file, TLS files that do not load"},
+                       {"4", "the token file is readable by others or owned by another user"}},
+        .see_also = "docs/AGENT.md, docs/API.md, docs/METRICS.md",
+    });
     return docs;
 }
 

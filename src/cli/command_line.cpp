@@ -158,6 +158,63 @@ void add_output_flags(CLI::App& app, bool& wide) {
         ->group(kOutputOptionsGroup);
 }
 
+// `gpukill agent`'s own options (the daemon: docs/AGENT.md); the host options fall
+// through to the top level.
+void add_agent_options(CLI::App& command, AgentCommandOptions& agent) {
+    command
+        .add_option("--listen", agent.listen,
+                    "address and port to serve on (default 127.0.0.1:9402; port 0: any free "
+                    "port). Not loopback: needs TLS or --insecure-listen")
+        ->type_name("ADDRESS");
+    command.add_option("--interval", agent.interval_seconds, "seconds between samples (default 5)")
+        ->type_name("SECONDS");
+    command
+        .add_option("--token-file", agent.token_file,
+                    "bearer tokens, one `NAME SCOPES SECRET` a line; readable by its owner only")
+        ->type_name("FILE");
+    command.add_option("--tls-cert", agent.tls_cert, "serve HTTPS with this certificate (PEM)")
+        ->type_name("FILE");
+    command.add_option("--tls-key", agent.tls_key, "the certificate's private key (PEM, private)")
+        ->type_name("FILE");
+    command
+        .add_option("--tls-client-ca", agent.tls_client_ca,
+                    "require client certificates signed by this CA (mTLS)")
+        ->type_name("FILE");
+    command.add_flag("--insecure-listen", agent.insecure_listen,
+                     "allow plain HTTP on an address that is not loopback");
+    command
+        .add_option("--allow-host", agent.allowed_hosts,
+                    "a Host (and Origin) name clients may use besides loopback (repeatable)")
+        ->type_name("NAME");
+    command
+        .add_option("--metrics-top", agent.metrics_top,
+                    "per GPU, the processes with the most memory shown by PID (default 10); the "
+                    "rest are summed")
+        ->type_name("N");
+    command.add_flag("--dcgm-names", agent.dcgm_names,
+                     "also emit dcgm-exporter's metric names for NVIDIA GPUs");
+    command.add_flag("--lowercase-hostname", agent.lowercase_hostname,
+                     "label GPUs `hostname` instead of dcgm-exporter's `Hostname`");
+    command
+        .add_option("--policy", agent.policy,
+                    "guard policy to enforce (default CONFIG_DIR/guard.yaml, when it exists)")
+        ->type_name("FILE");
+    command.add_flag("--no-guard", agent.no_guard, "enforce no policy, even if one exists");
+    command
+        .add_option("--rogue-interval", agent.rogue_interval_seconds,
+                    "seconds between rogue scans counted in /metrics (default 60; 0: none)")
+        ->type_name("SECONDS");
+    command
+        .add_option("--max-connections", agent.max_connections,
+                    "connections served at once (default 32); as many more wait, the rest get 503")
+        ->type_name("N");
+    command
+        .add_option("--request-timeout", agent.request_timeout_seconds,
+                    "seconds a stalled read or write may wait before the connection is closed "
+                    "(default 10)")
+        ->type_name("SECONDS");
+}
+
 OptionDoc doc_of(const CLI::Option& option) {
     OptionDoc doc;
     if (!option.get_snames().empty()) doc.short_name = "-" + option.get_snames().front();
@@ -248,6 +305,9 @@ CommandLine::CommandLine()
     check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
     check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
     check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
+    agent_command = app->add_subcommand("agent", command_doc(Command::agent).summary);
+    agent_command->fallthrough();
+    add_agent_options(*agent_command, agent);
 }
 
 CommandLine::~CommandLine() = default;
@@ -261,6 +321,9 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             break;
         case Command::check:
             sub = check_command;
+            break;
+        case Command::agent:
+            sub = agent_command;
             break;
         default:
             break;

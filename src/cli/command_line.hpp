@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/agent_command.hpp"
 #include "cli/audit_command.hpp"
 #include "cli/check_command.hpp"
 #include "cli/command_id.hpp"
@@ -66,10 +67,12 @@ struct CommandLine {
     CLI::App* audit_command = nullptr;
     CLI::App* doctor_command = nullptr;
     CLI::App* check_command = nullptr;
+    CLI::App* agent_command = nullptr;
     std::vector<std::string> kill_pids;
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
     bool doctor_json = false;
     CheckOptions check;
+    AgentCommandOptions agent;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

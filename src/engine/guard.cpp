@@ -110,11 +110,16 @@ void Guard::append(const std::vector<nlohmann::ordered_json>& records) {
 }
 
 void Guard::cycle(std::chrono::system_clock::time_point now) {
+    if (setup_.policy.mode == Mode::off) return;
+    cycle(now, engine_.discover_host());
+}
+
+void Guard::cycle(std::chrono::system_clock::time_point now, Snapshot snapshot) {
     const guard::Policy& policy = setup_.policy;
+    last_actions_.clear();
     if (policy.mode == Mode::off) return;
     const EngineConfig& config = engine_.config();
-    // Sampled, recorded and judged at the caller's `now`.
-    Snapshot snapshot = engine_.discover_host();
+    // Recorded and judged at the caller's `now`.
     snapshot.timestamp_unix_ms = unix_ms(now);
     if (auto warning = engine_.record_history(snapshot)) {
         emit(GuardEventKind::problem, "warning: " + *warning);
@@ -208,7 +213,8 @@ void Guard::act(const Snapshot& snapshot, const std::vector<guard::DueAction>& d
         .verify_timeout = policy.verify_timeout,
         .audit = [this](const auto& records) { append(records); },
         .clock = [this] { return trail_.now(); }};
-    for (const EnforcedAction& done : enforce_due_actions(inputs, snapshot, due, trail_.who())) {
+    last_actions_ = enforce_due_actions(inputs, snapshot, due, trail_.who());
+    for (const EnforcedAction& done : last_actions_) {
         append({guard::guard_action_record(trail_.who(), mode, done.action.verdict,
                                            done.action.because, done.outcome, done.note,
                                            trail_.now())});

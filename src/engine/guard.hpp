@@ -28,6 +28,7 @@
 
 #include "engine/audit_trail.hpp"
 #include "engine/engine.hpp"
+#include "engine/guard_enforce.hpp"
 #include "guard/decision.hpp"
 #include "guard/evaluate.hpp"
 #include "guard/guard_state.hpp"
@@ -74,6 +75,9 @@ class Guard {
 
     void start();  // the started event, then the notes gathered so far
     void cycle(std::chrono::system_clock::time_point now);
+    // The same over a snapshot the caller took (the agent samples the host once for its
+    // metrics and its guard); it is recorded in the usage history here.
+    void cycle(std::chrono::system_clock::time_point now, Snapshot snapshot);
 
     const guard::Policy& policy() const { return setup_.policy; }
     void set_policy(guard::Policy policy);
@@ -84,6 +88,8 @@ class Guard {
 
     // The decisions of the last cycle (for an API's status call).
     const std::vector<guard::Decision>& last_decisions() const { return last_decisions_; }
+    // What enforcement did in the last cycle (empty in dry-run and off), for counters.
+    const std::vector<EnforcedAction>& last_actions() const { return last_actions_; }
 
   private:
     void emit(GuardEventKind kind, std::string text);
@@ -99,6 +105,7 @@ class Guard {
     guard::History history_;
     guard::GuardState state_;
     std::vector<guard::Decision> last_decisions_;
+    std::vector<EnforcedAction> last_actions_;
     std::set<std::string> notes_said_;
     std::vector<std::string> startup_notes_;
     std::set<std::pair<pid_t, std::uint64_t>> dry_run_logged_;

@@ -1,0 +1,284 @@
+#include "agent/agent_core.hpp"
+
+#include <fmt/format.h>
+
+#include "detect/config_file.hpp"
+#include "detect/evidence.hpp"
+#include "engine/rogue_scan.hpp"
+#include "guard/decision_text.hpp"
+#include "model/json_optional.hpp"
+
+namespace gpukill::agent {
+namespace {
+
+std::int64_t unix_ms_of(std::chrono::system_clock::time_point when) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
+}
+
+const char* event_kind_name(engine::GuardEventKind kind) {
+    using enum engine::GuardEventKind;
+    switch (kind) {
+        case started:
+            return "started";
+        case note:
+            return "note";
+        case problem:
+            return "problem";
+        case policy_reloaded:
+            return "policy_reloaded";
+        case policy_kept:
+            return "policy_kept";
+        case warned:
+            return "warned";
+        case dry_run_action:
+            return "dry_run_action";
+        case acted:
+            return "acted";
+    }
+    return "note";
+}
+
+// The GPU memory a process held in `snapshot`, over every GPU the driver listed it on.
+std::uint64_t memory_held(const Snapshot& snapshot, const ProcessIdentity& identity) {
+    std::uint64_t bytes = 0;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        if (process.info.identity() != identity) continue;
+        for (const ProcessGpuUse& use : process.gpus) bytes += use.memory_bytes.value_or(0);
+    }
+    return bytes;
+}
+
+nlohmann::ordered_json decision_json(const guard::Decision& decision,
+                                     std::chrono::seconds terminate_timeout) {
+    using json = nlohmann::ordered_json;
+    return json{
+        {"pid", decision.identity.pid},
+        {"start_time_ticks", decision.identity.start_time_ticks},
+        {"name", decision.name},
+        {"user", decision.user.empty() ? json(nullptr) : json(decision.user)},
+        {"uid", or_null(decision.uid)},
+        {"gpus", decision.gpus},
+        {"rule", decision.rule_id},
+        {"rule_action", guard::to_string(decision.enforcement.action)},
+        {"grace_period_seconds", decision.enforcement.grace_period.count()},
+        {"why", decision.why},
+        {"verdict", guard::to_string(decision.verdict)},
+        {"outcome", guard::describe_outcome(decision, terminate_timeout)},
+        {"warned_at_unix_ms", or_null(decision.warned_at_unix_ms)},
+        {"acts_at_unix_ms", or_null(decision.acts_at_unix_ms)},
+        {"protected_because", decision.verdict == guard::Verdict::protected_process
+                                  ? json(decision.protected_because)
+                                  : json(nullptr)},
+    };
+}
+
+}  // namespace
+
+std::uint64_t processes_ended(const std::vector<reclaim::TargetResult>& results) {
+    std::uint64_t ended = 0;
+    for (const reclaim::TargetResult& result : results) {
+        if (result.outcome == reclaim::Outcome::terminated ||
+            result.outcome == reclaim::Outcome::killed) {
+            ++ended;
+        }
+    }
+    return ended;
+}
+
+std::uint64_t reclaimed_bytes(const std::vector<reclaim::GpuRelease>& releases) {
+    std::uint64_t bytes = 0;
+    for (const reclaim::GpuRelease& release : releases) {
+        bytes += release.memory_reclaimed_bytes.value_or(0);
+    }
+    return bytes;
+}
+
+AgentCore::AgentCore(std::unique_ptr<engine::Engine> engine, MetricsOptions metrics, AgentLog log)
+    : engine_(std::move(engine)), metrics_options_(metrics), log_(std::move(log)) {
+    // Every interface's counters exist from the start, at 0: a rate over them is defined.
+    for (const char* via : {"agent", "guard"}) {
+        counters_.processes_ended[via] = 0;
+        counters_.reclaimed_bytes[via] = 0;
+    }
+}
+
+void AgentCore::start_guard(engine::GuardSetup setup, const Actor& actor) {
+    std::lock_guard lock(engine_mutex_);
+    guard_policy_path_ = setup.policy_path;
+    guard_ = std::make_unique<engine::Guard>(
+        *engine_, std::move(setup), actor,
+        [this](const engine::GuardEvent& event) { on_guard_event(event); }, engine_->now());
+    guard_->start();
+}
+
+void AgentCore::reload_policy() {
+    std::lock_guard lock(engine_mutex_);
+    if (guard_) (void)guard_->reload_policy();  // a refusal is an event
+}
+
+void AgentCore::reload_policy_if_changed() {
+    std::lock_guard lock(engine_mutex_);
+    if (guard_) guard_->reload_if_changed();
+}
+
+std::optional<std::chrono::seconds> AgentCore::guard_interval() {
+    std::lock_guard lock(engine_mutex_);
+    if (!guard_) return std::nullopt;
+    return guard_->policy().check_interval;
+}
+
+void AgentCore::on_guard_event(const engine::GuardEvent& event) {
+    if (log_) log_("guard: " + event.text);
+    std::lock_guard lock(state_mutex_);
+    if (event.kind == engine::GuardEventKind::policy_kept) ++counters_.policy_reload_failures;
+    if (event.kind == engine::GuardEventKind::dry_run_action) {
+        // "dry-run: would terminate PID ...": the verdict is the word after "would".
+        std::string verdict = "unknown";
+        const std::size_t at = event.text.find("would ");
+        if (at != std::string::npos) {
+            const std::size_t start = at + 6;
+            verdict = event.text.substr(start, event.text.find(' ', start) - start);
+        }
+        ++counters_.guard_actions[{verdict, "dry_run"}];
+    }
+    events_.push_back(RecentEvent{.unix_ms = unix_ms_of(std::chrono::system_clock::now()),
+                                  .kind = event_kind_name(event.kind),
+                                  .text = event.text});
+    while (events_.size() > kRecentEvents) events_.pop_front();
+}
+
+void AgentCore::count_guard_cycle(const Snapshot& snapshot) {
+    // Called with the engine lock held: the guard's last cycle is stable.
+    std::lock_guard lock(state_mutex_);
+    for (const guard::Decision& decision : guard_->last_decisions()) {
+        ++counters_.guard_decisions[guard::to_string(decision.verdict)];
+    }
+    for (const engine::EnforcedAction& done : guard_->last_actions()) {
+        ++counters_.guard_actions[{guard::to_string(done.action.verdict), done.outcome}];
+        if (done.outcome == "terminated" || done.outcome == "killed") {
+            ++counters_.processes_ended["guard"];
+            counters_.reclaimed_bytes["guard"] += memory_held(snapshot, done.action.identity);
+        }
+    }
+}
+
+void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard, bool scan_rogue) {
+    const auto started = std::chrono::steady_clock::now();
+    Snapshot snapshot;
+    std::optional<RogueCounts> rogue;
+    std::optional<std::string> history_warning;
+    {
+        std::lock_guard lock(engine_mutex_);
+        snapshot = engine_->discover_host();
+        // A guard in mode off records nothing: the history is recorded here then.
+        if (guard_ && run_guard && guard_->policy().mode != guard::Mode::off) {
+            guard_->cycle(now, snapshot);
+            last_guard_cycle_unix_ms_ = unix_ms_of(now);
+            count_guard_cycle(snapshot);
+        } else {
+            history_warning = engine_->record_history(snapshot);
+        }
+        if (scan_rogue) {
+            RogueCounts counts{.scanned = true, .findings_by_risk = {}};
+            auto config = detect::load_rogue_config(engine_->config().config_dir, std::nullopt);
+            if (config) {
+                const engine::RogueScanOutcome scored = engine::score_rogues(
+                    engine_->config(), snapshot, engine::RogueScanRequest{}, *config);
+                for (const detect::Assessment& finding : scored.report.findings) {
+                    ++counts.findings_by_risk[std::string(detect::risk_name(finding.risk))];
+                }
+                rogue = std::move(counts);
+            } else if (log_) {
+                log_("rogue scan not run: " + config.error().what);
+            }
+        }
+    }
+    if (history_warning && log_) log_(*history_warning);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    std::lock_guard lock(state_mutex_);
+    ++counters_.samples;
+    if (rogue) rogue_ = std::move(*rogue);
+    MetricsInputs inputs{.snapshot = &snapshot,
+                         .counters = &counters_,
+                         .rogue = rogue_,
+                         .last_sample_seconds = seconds,
+                         .guard_enabled = guard_ != nullptr,
+                         .version = GPUKILL_VERSION};
+    MetricsOptions options = metrics_options_;
+    options.openmetrics = false;
+    text_ = std::make_shared<const std::string>(render_metrics(inputs, options));
+    options.openmetrics = true;
+    openmetrics_ = std::make_shared<const std::string>(render_metrics(inputs, options));
+}
+
+bool AgentCore::ready() const {
+    std::lock_guard lock(state_mutex_);
+    return text_ != nullptr;
+}
+
+std::shared_ptr<const std::string> AgentCore::metrics(bool openmetrics) const {
+    std::lock_guard lock(state_mutex_);
+    return openmetrics ? openmetrics_ : text_;
+}
+
+void AgentCore::count_kill(const engine::KillOutcome& outcome) {
+    std::lock_guard lock(state_mutex_);
+    if (outcome.results) counters_.processes_ended["agent"] += processes_ended(*outcome.results);
+    if (outcome.releases) counters_.reclaimed_bytes["agent"] += reclaimed_bytes(*outcome.releases);
+}
+
+void AgentCore::count_reset(const engine::ResetOutcome& outcome) {
+    std::lock_guard lock(state_mutex_);
+    if (outcome.reclaim_results) {
+        counters_.processes_ended["agent"] += processes_ended(*outcome.reclaim_results);
+    }
+}
+
+void AgentCore::count_response(int status) {
+    std::lock_guard lock(state_mutex_);
+    ++counters_.http_requests[status];
+}
+
+std::optional<std::string> AgentCore::policy_path() const {
+    // Read without the engine lock: the path never changes after start_guard.
+    if (!guard_) return std::nullopt;
+    return guard_policy_path_;
+}
+
+nlohmann::ordered_json AgentCore::guard_status() {
+    using json = nlohmann::ordered_json;
+    json decisions = json::array();
+    json status{{"schema_version", 1}, {"enabled", false}};
+    {
+        std::lock_guard lock(engine_mutex_);
+        if (guard_) {
+            const guard::Policy& policy = guard_->policy();
+            for (const guard::Decision& decision : guard_->last_decisions()) {
+                decisions.push_back(decision_json(decision, policy.terminate_timeout));
+            }
+            status["enabled"] = true;
+            status["policy"] = guard_policy_path_;
+            status["mode"] = guard::to_string(policy.mode);
+            status["check_interval_seconds"] = policy.check_interval.count();
+            status["last_cycle_unix_ms"] = or_null(last_guard_cycle_unix_ms_);
+        } else {
+            status["policy"] = nullptr;
+            status["mode"] = nullptr;
+            status["check_interval_seconds"] = nullptr;
+            status["last_cycle_unix_ms"] = nullptr;
+        }
+    }
+    status["decisions"] = std::move(decisions);
+    json events = json::array();
+    std::lock_guard lock(state_mutex_);
+    for (const RecentEvent& event : events_) {
+        events.push_back(
+            json{{"unix_ms", event.unix_ms}, {"kind", event.kind}, {"text", event.text}});
+    }
+    status["recent_events"] = std::move(events);
+    return status;
+}
+
+}  // namespace gpukill::agent
