@@ -10,6 +10,7 @@ packages=(
   libncurses-dev libssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   psmisc procps jq
+  tmux
 )
 
 missing=()

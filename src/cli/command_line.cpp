@@ -244,6 +244,11 @@ CommandLine::CommandLine()
     check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
     check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
     check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
+    // --interval and --gpu fall through to the app (their scopes name top).
+    top_command = app->add_subcommand("top", command_doc(Command::top).summary);
+    top_command->fallthrough();
+    top_command->add_flag("--readonly", top.readonly,
+                          "look only: the keys that signal or reset are refused");
 }
 
 CommandLine::~CommandLine() = default;
@@ -257,6 +262,9 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             break;
         case Command::check:
             sub = check_command;
+            break;
+        case Command::top:
+            sub = top_command;
             break;
         default:
             break;
