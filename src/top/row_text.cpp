@@ -69,6 +69,8 @@ std::string cell_text(const Row& row, Column column) {
                 prefix = std::string(static_cast<std::size_t>(2 * (row.depth - 1)), ' ') + "`- ";
             }
             if (row.orphaned && process) prefix += "(orphan) ";
+            // NAME is the first column a narrow screen drops: the command says it too.
+            if (!process) prefix += row.name + " ";
             return prefix + row.command;
         }
     }
