@@ -11,6 +11,7 @@ packages=(
   prometheus prometheus-node-exporter
   libgtest-dev libgmock-dev libbenchmark-dev
   psmisc procps jq
+  tmux
 )
 
 missing=()

@@ -154,6 +154,7 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     if (cl.doctor_command->parsed()) chosen.push_back(Command::doctor);
     if (cl.check_command->parsed()) chosen.push_back(Command::check);
     if (cl.agent_command->parsed()) chosen.push_back(Command::agent);
+    if (cl.top_command->parsed()) chosen.push_back(Command::top);
     if (cl.reset_command->parsed() || cl.compat_reset->count() > 0) {
         chosen.push_back(Command::reset);
     }
@@ -213,6 +214,8 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_guard(global, cl.guard_cli, arguments(argc, argv));
         case Command::list:
             return run_list(global, cl.list);
+        case Command::top:
+            return run_top_command(global, cl.top, cl.list);
     }
     return exit_code::invalid_arguments;
 }

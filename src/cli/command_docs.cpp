@@ -194,6 +194,31 @@ std::vector<CommandDoc> build_docs() {
                         "token file, TLS files that do not load"},
                        {"4", "the token file is readable by others or owned by another user"}},
         .see_also = "docs/AGENT.md, docs/API.md, docs/METRICS.md",
+        .command = top,
+        .summary = "the interactive monitor: GPUs, their holders, and acting on them",
+        .usage = {"top [--interval S] [--gpu G] [--readonly]"},
+        .paragraphs =
+            {"A screen to keep open on a GPU node: per GPU its memory and utilisation bars, "
+             "temperature, power and sparklines of the last minutes; per process and GPU its "
+             "memory, utilisation, CPU%, host memory, run time, container and SEEN BY, with "
+             "holders the driver does not list (H), orphans (O) and memory nobody accounts "
+             "for (U) marked. Keys as in nvitop and htop: arrows, `,` `.` `/` and `o` sort, "
+             "t tree, f filter, g one GPU, Space tags, T/K/I send SIGTERM, SIGKILL or SIGINT "
+             "after a confirmation naming each process, and the screen then says per GPU "
+             "whether the memory came back; h lists every key (docs/TOP.md).",
+             "Actions go through the same plan, refusals and audit records as `gpukill kill` "
+             "(actor `top`). Without root, other users' processes are dimmed and cannot be "
+             "signalled; --readonly refuses every key that changes something. When stdout is "
+             "not a terminal, it prints `gpukill list --details --watch` instead."},
+        .examples = {{"gpukill top", "the monitor, refreshed every 2 seconds"},
+                     {"gpukill top --interval 1 --gpu 0", "GPU 0 only, every second"},
+                     {"gpukill top --readonly", "look, never act"}},
+        .exit_codes = {{"0", "left with q, Ctrl-C or SIGTERM"},
+                       {"1",
+                        "the terminal could not be driven, or a named NVML library "
+                        "could not be loaded"},
+                       kUsageError},
+        .see_also = "docs/TOP.md",
     });
     return docs;
 }
@@ -220,9 +245,9 @@ const std::vector<OptionScope>& option_scopes() {
     static const std::vector<OptionScope> scopes = {
         {"--details", {list}},
         {"--watch", {list}},
-        {"--interval", {list}},
+        {"--interval", {list, top}},
         {"--vendor", {list}},
-        {"--gpu", {list, kill, reset}},
+        {"--gpu", {list, kill, reset, top}},
         {"--json", {list, kill, reset, audit, guard}},
         {"--output", {list, kill, reset, audit, guard}},
         {"--pid", {kill}},

@@ -20,6 +20,8 @@ const char* command_name(Command command) {
             return "check";
         case Command::agent:
             return "agent";
+        case Command::top:
+            return "top";
     }
     return "?";
 }

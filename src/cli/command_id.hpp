@@ -10,11 +10,11 @@
 
 namespace gpukill::cli {
 
-enum class Command { list, kill, reset, audit, guard, doctor, check, agent };
+enum class Command { list, kill, reset, audit, guard, doctor, check, agent, top };
 
-inline constexpr std::array<Command, 8> kAllCommands = {
-    Command::list,  Command::kill,   Command::reset, Command::audit,
-    Command::guard, Command::doctor, Command::check, Command::agent,
+inline constexpr std::array<Command, 9> kAllCommands = {
+    Command::list,  Command::kill,   Command::reset, Command::audit, Command::guard,
+    Command::doctor, Command::check, Command::agent, Command::top,
 };
 
 const char* command_name(Command command);

@@ -308,6 +308,11 @@ CommandLine::CommandLine()
     agent_command = app->add_subcommand("agent", command_doc(Command::agent).summary);
     agent_command->fallthrough();
     add_agent_options(*agent_command, agent);
+    // --interval and --gpu fall through to the app (their scopes name top).
+    top_command = app->add_subcommand("top", command_doc(Command::top).summary);
+    top_command->fallthrough();
+    top_command->add_flag("--readonly", top.readonly,
+                          "look only: the keys that signal or reset are refused");
 }
 
 CommandLine::~CommandLine() = default;
@@ -324,6 +329,9 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             break;
         case Command::agent:
             sub = agent_command;
+            break;
+        case Command::top:
+            sub = top_command;
             break;
         default:
             break;

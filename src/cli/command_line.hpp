@@ -18,6 +18,7 @@
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/reset_command.hpp"
+#include "cli/top_command.hpp"
 
 namespace CLI {
 class App;
@@ -68,11 +69,13 @@ struct CommandLine {
     CLI::App* doctor_command = nullptr;
     CLI::App* check_command = nullptr;
     CLI::App* agent_command = nullptr;
+    CLI::App* top_command = nullptr;
     std::vector<std::string> kill_pids;
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
     bool doctor_json = false;
     CheckOptions check;
     AgentCommandOptions agent;
+    TopCommandOptions top;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

@@ -16,6 +16,8 @@ const char* to_string(Interface interface) {
             return "fleet";
         case Interface::library:
             return "library";
+        case Interface::top:
+            return "top";
     }
     return "library";
 }

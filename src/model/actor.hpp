@@ -15,6 +15,7 @@ enum class Interface {
     mcp,      // the MCP server, on behalf of an AI assistant
     fleet,    // fleet control from another host
     library,  // a program linking the engine directly
+    top,      // the interactive monitor (gpukill top), for the person at the terminal
 };
 const char* to_string(Interface interface);
 

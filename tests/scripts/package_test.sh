@@ -35,7 +35,7 @@ dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
 gpukill="$root/usr/bin/gpukill"
 [[ -x "$gpukill" ]] || fail "no /usr/bin/gpukill in the package"
 for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukill-guard \
-            gpukill-doctor gpukill-check; do
+            gpukill-doctor gpukill-check gpukill-top; do
   file="$root/usr/share/man/man1/$page.1"
   if [[ ! -f "$file" && ! -f "$file.gz" ]]; then fail "no man page $page"; continue; fi
   [[ -f "$file.gz" ]] && file="$file.gz"
