@@ -96,6 +96,9 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     if (!(options.rogue_interval_seconds >= 0 && options.rogue_interval_seconds <= 86400 * 365.0)) {
         return fail(ErrorCategory::invalid_input, "--rogue-interval must be 0 (off) or more");
     }
+    // A client that goes away mid-answer is an error on that connection (EPIPE), never
+    // the end of the agent.
+    ::signal(SIGPIPE, SIG_IGN);
     // The stop and reload signals go to the signalfd below, never to a handler: blocked
     // before any thread starts, so every thread inherits the mask.
     sigset_t signals;
