@@ -96,6 +96,9 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     if (!(options.rogue_interval_seconds >= 0 && options.rogue_interval_seconds <= 86400 * 365.0)) {
         return fail(ErrorCategory::invalid_input, "--rogue-interval must be 0 (off) or more");
     }
+    // A client that goes away mid-answer is an error on that connection (EPIPE), never
+    // the end of the agent.
+    ::signal(SIGPIPE, SIG_IGN);
     // The stop and reload signals go to the signalfd below, never to a handler: blocked
     // before any thread starts, so every thread inherits the mask.
     sigset_t signals;
@@ -156,10 +159,12 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     const bool watchdog = sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0;
     sd_notifyf(0, "READY=1\nSTATUS=serving on port %d", (*server)->port());
     Steady::time_point next_watchdog = Steady::now();
+    std::optional<Steady::time_point> reload_at;  // a policy edit to read then
 
     for (;;) {
         Steady::time_point wake = next_sample;
         if (watchdog) wake = std::min(wake, next_watchdog);
+        if (reload_at) wake = std::min(wake, *reload_at);
         const auto wait =
             std::chrono::duration_cast<std::chrono::milliseconds>(wake - Steady::now());
         std::array<pollfd, 2> fds{pollfd{signal_fd.get(), POLLIN, 0},
@@ -181,8 +186,15 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
             }
             if (stop) break;
         }
-        if ((fds[1].revents & POLLIN) != 0 && policy_touched(*watch))
+        // An edit is read once the file has been quiet for a moment: a write that
+        // truncates first is not read half-done.
+        if ((fds[1].revents & POLLIN) != 0 && policy_touched(*watch)) {
+            reload_at = Steady::now() + std::chrono::milliseconds(250);
+        }
+        if (reload_at && Steady::now() >= *reload_at) {
+            reload_at.reset();
             core.reload_policy_if_changed();
+        }
         if (watchdog && Steady::now() >= next_watchdog) {
             sd_notify(0, "WATCHDOG=1");
             next_watchdog = Steady::now() + std::chrono::microseconds(watchdog_usec / 2);

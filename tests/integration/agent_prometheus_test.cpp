@@ -100,9 +100,9 @@ TEST(AgentPrometheus, PrometheusScrapesWhatGpusimHolds) {
     // format error is 1).
     const std::string metrics = agent.client().Get("/metrics")->body;
     std::ofstream(dir + "/metrics.txt") << metrics;
-    CommandResult lint = run_command({"/bin/sh", "-c",
-                                      std::string(GPUKILL_PROMTOOL_BIN " check metrics < '") + dir +
-                                          "/metrics.txt' 2>&1"});
+    CommandResult lint = run_command(
+        {"/bin/sh", "-c",
+         std::string(GPUKILL_PROMTOOL_BIN " check metrics < '") + dir + "/metrics.txt' 2>&1"});
     EXPECT_TRUE(lint.exit_code == 0 || lint.exit_code == 3) << lint.out << lint.err;
     std::istringstream complaints(lint.out);
     for (std::string line; std::getline(complaints, line);) {

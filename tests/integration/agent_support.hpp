@@ -3,6 +3,7 @@
 // line ("listening on http://127.0.0.1:PORT"), and an HTTP client for it.
 #pragma once
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -37,10 +38,15 @@ inline httplib::Headers bearer(const char* secret) {
 
 class RunningAgent {
   public:
+    // The clients here write to sockets the agent may close (a refused TLS handshake):
+    // EPIPE, not the end of the test run.
+    static void ignore_broken_pipes() { ::signal(SIGPIPE, SIG_IGN); }
+
     // `args` after `gpukill agent`; --listen 127.0.0.1:0 unless given. stderr (the log)
     // is read with stdout.
     RunningAgent(const SimulatedHost& host, const std::vector<std::string>& args,
                  const std::map<std::string, std::string>& extra_env = {}) {
+        ignore_broken_pipes();
         std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", GPUKILL_BIN,
                                          "agent"};
         bool listen_given = false;

@@ -249,6 +249,12 @@ TEST(Agent, ServesTlsAndRequiresClientCertificatesWithAClientCa) {
     EXPECT_EQ(loose.exit_code, 3) << loose.err;
 }
 
+// Replaced whole (written aside, renamed over), as an editor or config management does.
+void replace_file(const std::string& path, const std::string& text) {
+    std::ofstream(path + ".new") << text;
+    std::filesystem::rename(path + ".new", path);
+}
+
 TEST(Agent, ReloadsThePolicyOnSighupAndKeepsTheOldOneWhenTheNewIsBad) {
     SimulatedHost host;
     const std::string dir = scratch_dir(host, "config");
@@ -259,12 +265,12 @@ TEST(Agent, ReloadsThePolicyOnSighupAndKeepsTheOldOneWhenTheNewIsBad) {
     httplib::Client client = agent.client();
     EXPECT_EQ(body_of(client.Get("/v1/guard", bearer(kViewerSecret)))["mode"], "dry-run");
 
-    std::ofstream(policy) << "mode: enforce\ncheck_interval: 1s\n";
+    replace_file(policy, "mode: enforce\ncheck_interval: 1s\n");
     agent.process().send_signal(SIGHUP);
     ASSERT_TRUE(agent.wait_for_line("reloaded (mode enforce)"));
     EXPECT_EQ(body_of(client.Get("/v1/guard", bearer(kViewerSecret)))["mode"], "enforce");
 
-    std::ofstream(policy) << "mode: sometimes\n";
+    replace_file(policy, "mode: sometimes\n");
     agent.process().send_signal(SIGHUP);
     ASSERT_TRUE(agent.wait_for_line("previous one stays in force"));
     const json status = body_of(client.Get("/v1/guard", bearer(kViewerSecret)));

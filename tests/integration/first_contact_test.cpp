@@ -15,9 +15,9 @@ TEST(FirstContact, AMisspeltCommandIsNotTakenForAPid) {
     EXPECT_EQ(typo.exit_code, 3);
     EXPECT_EQ(typo.err, "gpukill: unknown command 'lsit'; did you mean 'list'?\n");
     EXPECT_EQ(typo.out, "");
-    CommandResult unknown = host.gpukill({"agent"});
+    CommandResult unknown = host.gpukill({"frobnicate"});
     EXPECT_EQ(unknown.exit_code, 3);
-    EXPECT_EQ(unknown.err.rfind("gpukill: unknown command 'agent' (commands: list, ", 0), 0u)
+    EXPECT_EQ(unknown.err.rfind("gpukill: unknown command 'frobnicate' (commands: list, ", 0), 0u)
         << unknown.err;
     EXPECT_EQ(unknown.err.find("not a PID"), std::string::npos);
 }

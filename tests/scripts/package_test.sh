@@ -26,7 +26,7 @@ deb="$scratch/out/gpukill_${version}_amd64.deb"
 [[ -f "$deb" ]] || { ls "$scratch/out"; echo "FAIL: no $deb"; exit 1; }
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libsqlite3-0; do
+for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libsqlite3-0 libcpp-httplib0.11 libsystemd0; do
   [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
 done
 
@@ -35,7 +35,7 @@ dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
 gpukill="$root/usr/bin/gpukill"
 [[ -x "$gpukill" ]] || fail "no /usr/bin/gpukill in the package"
 for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukill-guard \
-            gpukill-doctor gpukill-check gpukill-top; do
+            gpukill-doctor gpukill-check gpukill-agent gpukill-top; do
   file="$root/usr/share/man/man1/$page.1"
   if [[ ! -f "$file" && ! -f "$file.gz" ]]; then fail "no man page $page"; continue; fi
   [[ -f "$file.gz" ]] && file="$file.gz"
