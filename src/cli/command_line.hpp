@@ -12,6 +12,7 @@
 #include "cli/audit_command.hpp"
 #include "cli/check_command.hpp"
 #include "cli/command_id.hpp"
+#include "cli/fleet_command.hpp"
 #include "cli/global_options.hpp"
 #include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
@@ -37,6 +38,7 @@ struct OptionDoc {
 
 inline constexpr const char* kHostOptionsGroup = "Host and state locations";
 inline constexpr const char* kOutputOptionsGroup = "Output";
+inline constexpr const char* kFleetOptionsGroup = "Fleet: many hosts over SSH or agents";
 
 struct CommandLine {
     CommandLine();
@@ -70,6 +72,7 @@ struct CommandLine {
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
     bool doctor_json = false;
     CheckOptions check;
+    FleetOptions fleet;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.
