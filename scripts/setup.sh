@@ -10,6 +10,7 @@ packages=(
   libncurses-dev libssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   psmisc procps jq
+  openssh-client openssh-server iproute2 bc
 )
 
 missing=()
