@@ -102,6 +102,23 @@ done
 one_median=$(printf '%s\n' "${one[@]}" | median)
 all_median=$(printf '%s\n' "${all[@]}" | median)
 
+# The same with a remote side that costs nothing (a script answering --version and one
+# JSON document): what the fan-out and SSH cost, apart from the remote gpukill's own
+# CPU, which here all N simulated hosts take from this one machine's cores.
+cat > "$dir/stub-gpukill" <<'STUB'
+#!/bin/sh
+if [ "$1" = --version ]; then echo "gpukill 0.1.0 (commit stub)"; else echo '{"schema_version": 1}'; fi
+STUB
+chmod +x "$dir/stub-gpukill"
+stub=("$gpukill" --ssh-config "$dir/ssh_config" --remote-gpukill "$dir/stub-gpukill")
+stub_one=() stub_all=()
+for _ in $(seq 1 "$rounds"); do
+    stub_one+=("$(elapsed "${stub[@]}" --hosts node1 list --json)")
+    stub_all+=("$(elapsed "${stub[@]}" --hosts "node[1-$hosts]" list --json)")
+done
+stub_one_median=$(printf '%s\n' "${stub_one[@]}" | median)
+stub_all_median=$(printf '%s\n' "${stub_all[@]}" | median)
+
 start_workloads() {
     workload_pids=()
     for i in $(seq 1 "$hosts"); do
@@ -137,5 +154,7 @@ loop_kill=$(echo "$loop_end - $loop_start" | bc -l)
 printf 'hosts: %d (loopback sshd each), rounds: %d, binaries: %s\n' "$hosts" "$rounds" "$build"
 printf 'P5 list over SSH: 1 host %.3f s, %d hosts %.3f s (median): ratio %.2f (target <= 2)\n' \
     "$one_median" "$hosts" "$all_median" "$(echo "$all_median / $one_median" | bc -l)"
+printf 'P5 transport alone (stub remote): 1 host %.3f s, %d hosts %.3f s (median): ratio %.2f\n' \
+    "$stub_one_median" "$hosts" "$stub_all_median" "$(echo "$stub_all_median / $stub_one_median" | bc -l)"
 printf 'P7 kill over SSH: fleet %.3f s (%d/%d hosts verified released), ssh loop %.3f s: loop/fleet %.1fx\n' \
     "$fleet_kill" "$verified" "$hosts" "$loop_kill" "$(echo "$loop_kill / $fleet_kill" | bc -l)"
