@@ -269,5 +269,27 @@ TEST(FleetSsh, HostsInTheirOwnNetworkNamespaces) {
     EXPECT_NE(audit.out.find("\"remote\": \"10.231.1.1:"), std::string::npos) << audit.out;
 }
 
+// The fleet's second phase on one host: a plan id that is not the plan built now
+// does nothing (conflict, exit 1); the previewed one acts.
+TEST(FleetCli, KillActsOnlyOnThePlanIdItWasShown) {
+    SimulatedHost host;
+    Workload w = host.run({"--gpu", "0", "--mem", "1G"});
+    const std::string pid = std::to_string(w.pid());
+    CommandResult stale = host.gpukill(
+        {"kill", "--pid", pid, "--plan-id", "0123456789abcdef", "--actor", "fleet", "--json"});
+    EXPECT_EQ(stale.exit_code, 1) << stale.out;
+    EXPECT_NE(stale.err.find("the plan changed since it was shown"), std::string::npos)
+        << stale.err;
+    EXPECT_TRUE(process_alive(w.pid()));
+    CommandResult plan = host.gpukill({"kill", "--pid", pid, "--dry-run", "--json"});
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    const std::string id = nlohmann::json::parse(plan.out)["plan_id"];
+    CommandResult act = host.gpukill({"kill", "--pid", pid, "--plan-id", id, "--json"});
+    EXPECT_EQ(act.exit_code, 0) << act.err << act.out;
+    EXPECT_FALSE(process_alive(w.pid()));
+    CommandResult bad = host.gpukill({"kill", "--pid", pid, "--actor", "mcp"});
+    EXPECT_EQ(bad.exit_code, 3);
+}
+
 }  // namespace
 }  // namespace gpukill::testing
