@@ -14,6 +14,7 @@
 #include "cli/completion_values.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/doctor.hpp"
+#include "cli/fleet_command.hpp"
 #include "cli/help_text.hpp"
 #include "cli/json_result.hpp"
 #include "cli/standard_streams.hpp"
@@ -172,6 +173,10 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     }
     const Command command = chosen.front();
     if (auto misplaced = misplaced_option(*cl.app, command)) return usage_error(*misplaced);
+    if (fleet_requested(cl.fleet)) {
+        if (cl.output == "json") cl.list.json = true;
+        return run_fleet_command(command, cl, global, arguments(argc, argv));
+    }
 
     switch (command) {
         case Command::doctor:
@@ -204,6 +209,8 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             reset.json = cl.list.json;
             reset.timeout_seconds = cl.kill.timeout_seconds;
             reset.verify_timeout_seconds = cl.kill.verify_timeout_seconds;
+            reset.plan_id = cl.kill.plan_id;
+            reset.actor = cl.kill.actor;
             return run_reset(global, reset, arguments(argc, argv));
         }
         case Command::audit:

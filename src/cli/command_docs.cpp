@@ -6,6 +6,8 @@ namespace gpukill::cli {
 namespace {
 
 const ExitCodeDoc kUsageError{"3", "invalid arguments: an unknown command or option, a bad value"};
+const ExitCodeDoc kFleetUnreachable{
+    "10", "with --hosts/--remote: a host was unreachable or has no usable gpukill (docs/FLEET.md)"};
 
 std::vector<CommandDoc> build_docs() {
     using enum Command;
@@ -25,10 +27,13 @@ std::vector<CommandDoc> build_docs() {
         .examples = {{"gpukill list", "one row per GPU"},
                      {"gpukill list --details", "plus one row per process and GPU"},
                      {"gpukill list --gpu 1 --json", "GPU 1 only, as one JSON document"},
-                     {"gpukill list --watch --interval 1", "refresh in place until Ctrl-C"}},
+                     {"gpukill list --watch --interval 1", "refresh in place until Ctrl-C"},
+                     {"gpukill list --hosts node[01-32] --gather",
+                      "every host over SSH, identical ones merged"}},
         .exit_codes = {{"0", "the listing was printed (also on a host with no GPU)"},
                        {"1", "a named NVML library could not be loaded, or stdout failed"},
-                       kUsageError},
+                       kUsageError,
+                       kFleetUnreachable},
         .see_also = "docs/JSON.md (the --json schema)",
     });
     docs.push_back(CommandDoc{
@@ -53,7 +58,9 @@ std::vector<CommandDoc> build_docs() {
                      {"gpukill kill --pid 4242 --force", "SIGKILL what survives 5 seconds"},
                      {"gpukill kill --gpu 1 --orphaned --batch",
                       "the workers `kill -9` left behind on GPU 1"},
-                     {"gpukill kill --gpu 0 --dry-run", "the exact plan; nothing is sent"}},
+                     {"gpukill kill --gpu 0 --dry-run", "the exact plan; nothing is sent"},
+                     {"gpukill kill --hosts node[001-100] --filter python --batch --force",
+                      "on 100 hosts: plan, act, verify each host's memory"}},
         .exit_codes = {{"0", "every target ended and its GPU memory came back"},
                        {"1", "gpukill could not signal a target (e.g. out of file descriptors)"},
                        {"2", "preview only: the selector needs --batch to act"},
@@ -63,6 +70,7 @@ std::vector<CommandDoc> build_docs() {
                        {"6", "some targets survived (add --force)"},
                        {"7", "targets gone but their memory is held by nobody: reset the GPU"},
                        {"8", "the memory did not come back within --verify-timeout"},
+                       kFleetUnreachable,
                        {"130", "interrupted; what was sent is in the audit log"}},
         .see_also = "README.md, section \"Stopping what holds a GPU\"",
     });
@@ -242,6 +250,8 @@ const std::vector<CommandFlag>& command_flags() {
 
 const std::vector<OptionScope>& option_scopes() {
     using enum Command;
+    // The commands a fleet runs (doctor looks at this host only).
+    const std::vector<Command> kFleetCommands = {list, kill, reset, audit, guard, check};
     static const std::vector<OptionScope> scopes = {
         {"--details", {list}},
         {"--watch", {list}},
@@ -279,6 +289,27 @@ const std::vector<OptionScope>& option_scopes() {
         {"--rogue-export-config", {audit}},
         {"--rogue-import-config", {audit}},
         {"--rogue-config-file", {audit}},
+        {"--plan-id", {kill, reset}},
+        {"--actor", {kill, reset}},
+        {"--remote", kFleetCommands},
+        {"--hosts", kFleetCommands},
+        {"--hosts-file", kFleetCommands},
+        {"--exclude", kFleetCommands},
+        {"--fanout", kFleetCommands},
+        {"--gather", kFleetCommands},
+        {"--transport", kFleetCommands},
+        {"--fail-fast", kFleetCommands},
+        {"--max-failures", {kill, reset}},
+        {"--accept-new-host-keys", kFleetCommands},
+        {"--ssh-config", kFleetCommands},
+        {"--ssh-option", kFleetCommands},
+        {"--remote-gpukill", kFleetCommands},
+        {"--connect-timeout", kFleetCommands},
+        {"--command-timeout", kFleetCommands},
+        {"--token-file", kFleetCommands},
+        {"--agent-ca", kFleetCommands},
+        {"--agent-scheme", kFleetCommands},
+        {"--agent-port", kFleetCommands},
     };
     return scopes;
 }

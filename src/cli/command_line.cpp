@@ -106,6 +106,91 @@ void add_kill_flags(CLI::App& app, KillOptions& kill) {
         ->type_name("SECONDS")
         ->group(group);
     app.add_flag("--dry-run,--safe", kill.dry_run, "print the plan, signal nothing")->group(group);
+    app.add_option("--plan-id", kill.plan_id,
+                   "act only if the plan built now is the one previewed with this id (its "
+                   "plan_id); else nothing is done (exit 1)")
+        ->type_name("ID")
+        ->group(group);
+    app.add_option("--actor", kill.actor,
+                   "who the audit records say asked: cli (default) or fleet (set by a fleet "
+                   "controller)")
+        ->type_name("INTERFACE")
+        ->check(CLI::IsMember({"cli", "fleet"}))
+        ->group(group);
+}
+
+void add_fleet_flags(CLI::App& app, FleetOptions& fleet) {
+    const char* group = kFleetOptionsGroup;
+    app.add_option("--remote", fleet.remote, "run on this host over SSH (repeatable)")
+        ->type_name("HOST")
+        ->group(group);
+    app.add_option("--hosts", fleet.hosts,
+                   "run on these hosts: a node set as pdsh writes it (node[01-32],gpu[1-4,7])")
+        ->type_name("NODESET")
+        ->group(group);
+    app.add_option("--hosts-file", fleet.hosts_files,
+                   "hosts from a file: one node set a line, or a Prometheus file_sd JSON")
+        ->type_name("FILE")
+        ->group(group);
+    app.add_option("--exclude,-x", fleet.exclude, "leave out these hosts (a node set)")
+        ->type_name("NODESET")
+        ->group(group);
+    app.add_option("--fanout", fleet.fanout, "hosts at once (default 32)")
+        ->type_name("N")
+        ->group(group);
+    app.add_flag("--gather", fleet.gather,
+                 "merge hosts whose output is identical under one node range (dshbak -c)")
+        ->group(group);
+    app.add_option("--transport", fleet.transport, "ssh (default) or agent")
+        ->type_name("TRANSPORT")
+        ->check(CLI::IsMember({"ssh", "agent"}))
+        ->group(group);
+    app.add_flag("--fail-fast", fleet.fail_fast, "start no host after one fails")->group(group);
+    app.add_option("--max-failures", fleet.max_failures,
+                   "act on no host when more than N failed to plan (kill, reset)")
+        ->type_name("N")
+        ->group(group);
+    app.add_flag("--accept-new-host-keys", fleet.accept_new_host_keys,
+                 "trust a host key seen for the first time (StrictHostKeyChecking=accept-new); "
+                 "a changed key is always refused")
+        ->group(group);
+    app.add_option("--ssh-config", fleet.ssh_config, "ssh configuration file (ssh -F)")
+        ->type_name("FILE")
+        ->group(group);
+    app.add_option("--ssh-option", fleet.ssh_options,
+                   "an ssh -o option (repeatable); BatchMode and host key checking stay on")
+        ->type_name("OPTION")
+        ->group(group);
+    app.add_option("--remote-gpukill", fleet.remote_gpukill,
+                   "the gpukill to run on each host (default gpukill, from the remote PATH)")
+        ->type_name("PATH")
+        ->group(group);
+    app.add_option("--connect-timeout", fleet.connect_timeout_seconds,
+                   "seconds to connect to a host (default 10)")
+        ->type_name("SECONDS")
+        ->group(group);
+    app.add_option("--command-timeout", fleet.command_timeout_seconds,
+                   "seconds a host may take to answer (default 120)")
+        ->type_name("SECONDS")
+        ->group(group);
+    app.add_option("--token-file", fleet.token_file,
+                   "the agents' bearer token, in a file only its owner may read")
+        ->type_name("FILE")
+        ->group(group);
+    app.add_option("--agent-ca", fleet.agent_ca,
+                   "CA certificate to verify the agents' certificates with (default: the "
+                   "system's)")
+        ->type_name("FILE")
+        ->group(group);
+    app.add_option("--agent-scheme", fleet.agent_scheme,
+                   "https (default), or http to loopback addresses only")
+        ->type_name("SCHEME")
+        ->check(CLI::IsMember({"https", "http"}))
+        ->group(group);
+    app.add_option("--agent-port", fleet.agent_port,
+                   "the agents' port when a host names none (default 9402)")
+        ->type_name("PORT")
+        ->group(group);
 }
 
 void add_reset_flags(CLI::App& app, ResetOptions& reset) {
@@ -274,6 +359,7 @@ CommandLine::CommandLine()
     app->add_flag("--audit", compat_audit, "usage history and actions (same as `gpukill audit`)")
         ->group("Auditing (gpukill audit, or gpukill --audit)");
     add_audit_flags(*app, audit);
+    add_fleet_flags(*app, fleet);
     add_guard_cli(*app, guard_cli);
     app->add_option("pids", positional_pids, "PIDs to stop (short form of gpukill kill --pid)");
 

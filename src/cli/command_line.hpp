@@ -13,6 +13,7 @@
 #include "cli/audit_command.hpp"
 #include "cli/check_command.hpp"
 #include "cli/command_id.hpp"
+#include "cli/fleet_command.hpp"
 #include "cli/global_options.hpp"
 #include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
@@ -39,6 +40,7 @@ struct OptionDoc {
 
 inline constexpr const char* kHostOptionsGroup = "Host and state locations";
 inline constexpr const char* kOutputOptionsGroup = "Output";
+inline constexpr const char* kFleetOptionsGroup = "Fleet: many hosts over SSH or agents";
 
 struct CommandLine {
     CommandLine();
@@ -76,6 +78,7 @@ struct CommandLine {
     CheckOptions check;
     AgentCommandOptions agent;
     TopCommandOptions top;
+    FleetOptions fleet;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

@@ -42,4 +42,21 @@ Actor command_line_actor(Interface interface) {
     return audit::local_actor(interface);
 }
 
+Actor command_line_actor_named(const std::string& interface) {
+    if (interface != "fleet") return command_line_actor();
+    Actor actor = audit::local_actor(Interface::fleet);
+    // SSH_CLIENT is "ADDRESS PORT LOCALPORT", set by sshd; as trustworthy as the account.
+    if (auto client = environment("SSH_CLIENT")) {
+        const std::size_t space = client->find(' ');
+        const std::size_t second = client->find(' ', space == std::string::npos ? 0 : space + 1);
+        if (space != std::string::npos) {
+            actor.remote =
+                client->substr(0, space) + ":" +
+                client->substr(space + 1, second == std::string::npos ? std::string::npos
+                                                                      : second - space - 1);
+        }
+    }
+    return actor;
+}
+
 }  // namespace gpukill::cli

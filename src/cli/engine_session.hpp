@@ -20,4 +20,8 @@ std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOpti
 // {cli, this user's account name}; guard run acts as {guard, ...}.
 Actor command_line_actor(Interface interface = Interface::cli);
 
+// --actor: "fleet" when a fleet controller runs this command over SSH (the actor's
+// remote is the SSH client's address, from SSH_CLIENT), else the command line's.
+Actor command_line_actor_named(const std::string& interface);
+
 }  // namespace gpukill::cli

@@ -248,6 +248,11 @@ bool guard_requested(const GuardCli& cli) {
     return false;
 }
 
+bool guard_test_requested(const GuardCli& cli) {
+    return (cli.test->parsed() || cli.options.compat_test) && !cli.init->parsed() &&
+           !cli.check->parsed() && !cli.run->parsed() && !wants_guard_edit(cli.edit_options);
+}
+
 int run_guard(const GlobalOptions& global, const GuardCli& cli,
               const std::vector<std::string>& argv) {
     const GuardOptions& options = cli.options;

@@ -47,6 +47,9 @@ void add_guard_cli(CLI::App& app, GuardCli& cli);
 // After parsing: `guard` or any guard option was given.
 bool guard_requested(const GuardCli& cli);
 
+// After parsing: `guard test` (or --guard-test-policies) alone, which signals nothing.
+bool guard_test_requested(const GuardCli& cli);
+
 // `argv` is recorded in the audit log.
 int run_guard(const GlobalOptions& global, const GuardCli& cli,
               const std::vector<std::string>& argv);

@@ -54,7 +54,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
                                 .timeout_seconds = options.timeout_seconds,
                                 .verify_timeout_seconds = options.verify_timeout_seconds,
                                 .dry_run = options.dry_run,
-                                .expected_plan_id = std::nullopt,
+                                .expected_plan_id = options.plan_id,
                                 .command = audit::shell_join(argv)};
     reclaim::Selectors& selectors = request.selectors;
     selectors.pid_arguments = options.pids;
@@ -76,7 +76,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
 
     auto engine = open_engine(global);
     if (!engine) return engine.error();
-    const Actor actor = command_line_actor();
+    const Actor actor = command_line_actor_named(options.actor);
     auto planned = engine::plan_kill(**engine, request, actor);
     if (!planned) return report_error(planned.error());
 

@@ -30,6 +30,12 @@ struct KillOptions {
     std::string signal = "SIGTERM";
     double timeout_seconds = 5;
     double verify_timeout_seconds = 10;
+    // --plan-id: act only if the plan built now has this identity (a fleet's second
+    // phase; an interface confirming a preview).
+    std::optional<std::string> plan_id;
+    // --actor: who the audit records say asked: "cli" (default) or "fleet" (a fleet
+    // controller, recorded with the SSH client's address).
+    std::string actor = "cli";
 };
 
 // `argv` is recorded in the audit log.

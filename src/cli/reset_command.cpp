@@ -30,8 +30,9 @@ int run_reset(const GlobalOptions& global, const ResetOptions& options,
                              .verify_timeout_seconds = options.verify_timeout_seconds,
                              .dry_run = options.dry_run,
                              .nvidia_smi = options.nvidia_smi,
-                             .command = audit::shell_join(argv)},
-        command_line_actor(),
+                             .command = audit::shell_join(argv),
+                             .expected_plan_id = options.plan_id},
+        command_line_actor_named(options.actor),
         {.progress = {}, .interrupted = [] { return InterruptCatcher::caught(); }, .executed = {}});
     if (!outcome) return report_error(outcome.error());
     if (options.json) {

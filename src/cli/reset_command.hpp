@@ -21,6 +21,8 @@ struct ResetOptions {
     double timeout_seconds = 5;             // per signal while reclaiming holders (--timeout-secs)
     double verify_timeout_seconds = 10;     // for the memory to read free afterwards
     std::optional<std::string> nvidia_smi;  // --nvidia-smi / GPUKILL_NVIDIA_SMI; default PATH
+    std::optional<std::string> plan_id;     // --plan-id, as for kill
+    std::string actor = "cli";              // --actor, as for kill
 };
 
 // `argv` is recorded in the audit log.

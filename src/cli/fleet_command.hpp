@@ -1,0 +1,52 @@
+// A command run on many hosts: `--remote HOST`, `--hosts NODESET` or `--hosts-file
+// FILE` turn list, kill, reset, audit, guard test and check into fleet commands
+// (src/fleet). Each host runs the same request (over SSH: the same gpukill arguments
+// with --json; through agents: the same /v1 request) and the answers are merged: one
+// document with every host's own, or per-host sections, and the worst host's exit code.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/command_id.hpp"
+#include "cli/global_options.hpp"
+
+namespace gpukill::cli {
+
+struct CommandLine;
+
+struct FleetOptions {
+    std::vector<std::string> remote;  // --remote (gpu-kill's spelling), repeatable
+    std::vector<std::string> hosts;   // --hosts NODESET, repeatable
+    std::vector<std::string> hosts_files;
+    std::vector<std::string> exclude;  // --exclude/-x NODESET
+    std::size_t fanout = 32;
+    bool gather = false;
+    std::string transport = "ssh";
+    bool fail_fast = false;
+    std::optional<std::size_t> max_failures;
+    bool accept_new_host_keys = false;
+    std::optional<std::string> ssh_config;
+    std::vector<std::string> ssh_options;
+    std::string remote_gpukill = "gpukill";
+    double connect_timeout_seconds = 10;
+    double command_timeout_seconds = 120;
+    std::optional<std::string> token_file;
+    std::optional<std::string> agent_ca;
+    std::string agent_scheme = "https";
+    unsigned agent_port = 9402;
+};
+
+// Whether any host was named: the command runs on the fleet, not here.
+bool fleet_requested(const FleetOptions& options);
+
+// The gpukill arguments each host runs: `argv` (without argv[0]) less the fleet's own
+// options and the local output options, then --json. Pure.
+std::vector<std::string> remote_arguments(const std::vector<std::string>& argv);
+
+int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& global,
+                      const std::vector<std::string>& argv);
+
+}  // namespace gpukill::cli
