@@ -153,6 +153,7 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     }
     if (cl.doctor_command->parsed()) chosen.push_back(Command::doctor);
     if (cl.check_command->parsed()) chosen.push_back(Command::check);
+    if (cl.mcp_command->parsed()) chosen.push_back(Command::mcp);
     if (cl.reset_command->parsed() || cl.compat_reset->count() > 0) {
         chosen.push_back(Command::reset);
     }
@@ -176,11 +177,15 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_doctor(global, cl.doctor_json);
         case Command::check:
             return run_check(global, cl.check);
+        case Command::mcp:
+            return run_mcp(global, cl.mcp);
         case Command::kill: {
             KillOptions& kill = cl.kill;
             kill.pids.insert(kill.pids.end(), cl.positional_pids.begin(), cl.positional_pids.end());
             kill.pids.insert(kill.pids.end(), cl.kill_pids.begin(), cl.kill_pids.end());
             kill.gpu = cl.list.gpu;
+            kill.image = cl.list.image;
+            kill.not_image = cl.list.not_image;
             kill.json = cl.list.json;
             return run_kill(global, kill, arguments(argc, argv));
         }

@@ -163,6 +163,34 @@ std::vector<CommandDoc> build_docs() {
                        kUsageError},
         .see_also = "README.md, section \"A health check\"",
     });
+    docs.push_back(CommandDoc{
+        .command = mcp,
+        .summary = "the MCP server: AI assistants see and reclaim GPUs through the same engine",
+        .usage = {"mcp [--allow-actions]",
+                  "mcp --http [--listen ADDR:PORT] [--token-file FILE] [--allow-actions]"},
+        .paragraphs =
+            {"Serves the Model Context Protocol over stdio (what desktop assistants launch: "
+             "stdout carries MCP messages only, logs go to stderr) or, with --http, over "
+             "Streamable HTTP at http://ADDR:PORT/mcp. Tools list GPUs and their processes, "
+             "explain a GPU's memory, scan for rogue processes, check, audit and test guard "
+             "policies; with --allow-actions also plan_kill, execute_kill_plan and reset_gpu, "
+             "through the same plans, refusals and audit records as the command line (actor "
+             "mcp:<client name>).",
+             "Over HTTP the listener binds 127.0.0.1 unless --listen says otherwise, refuses "
+             "foreign Origin and Host headers, and with --token-file needs a bearer token on "
+             "every request; --allow-actions over HTTP needs --token-file. With port 0 the "
+             "bound port is said on stderr: \"gpukill mcp: listening on http://...\"."},
+        .examples = {{"gpukill mcp", "read-only, over stdio (for Claude Desktop and others)"},
+                     {"gpukill mcp --allow-actions", "also the kill and reset tools"},
+                     {"gpukill mcp --http --listen 127.0.0.1:0", "Streamable HTTP, any free port"},
+                     {"gpukill mcp --http --allow-actions --token-file /etc/gpukill/mcp-tokens",
+                      "actions over HTTP, with bearer tokens"}},
+        .exit_codes = {{"0", "the input ended or the server was stopped"},
+                       {"1", "the address could not be bound, or stdout failed"},
+                       kUsageError,
+                       {"4", "the token file may be read by others, or not by gpukill"}},
+        .see_also = "docs/MCP.md",
+    });
     return docs;
 }
 
@@ -197,6 +225,8 @@ const std::vector<OptionScope>& option_scopes() {
         {"--filter", {kill}},
         {"--user", {kill}},
         {"--container", {kill}},
+        {"--image", {list, kill}},
+        {"--not-image", {list, kill}},
         {"--min-memory", {kill}},
         {"--orphaned", {kill}},
         {"--unlisted", {kill}},

@@ -18,6 +18,8 @@ const char* command_name(Command command) {
             return "doctor";
         case Command::check:
             return "check";
+        case Command::mcp:
+            return "mcp";
     }
     return "?";
 }

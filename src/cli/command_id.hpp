@@ -10,11 +10,11 @@
 
 namespace gpukill::cli {
 
-enum class Command { list, kill, reset, audit, guard, doctor, check };
+enum class Command { list, kill, reset, audit, guard, doctor, check, mcp };
 
-inline constexpr std::array<Command, 7> kAllCommands = {
+inline constexpr std::array<Command, 8> kAllCommands = {
     Command::list,  Command::kill,   Command::reset, Command::audit,
-    Command::guard, Command::doctor, Command::check,
+    Command::guard, Command::doctor, Command::check, Command::mcp,
 };
 
 const char* command_name(Command command);

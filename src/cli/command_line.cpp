@@ -200,6 +200,14 @@ CommandLine::CommandLine()
     app->add_flag("--list,-l", compat_list, "list GPUs and processes (same as `gpukill list`)")
         ->group("Listing");
     add_list_flags(*app, list, output);
+    app->add_option("--image", list.image,
+                    "only processes in a container whose image matches this regular expression")
+        ->type_name("REGEX")
+        ->group("Choosing processes by container image");
+    app->add_option("--not-image", list.not_image,
+                    "only processes in a container whose image is known and does not match")
+        ->type_name("REGEX")
+        ->group("Choosing processes by container image");
     app->add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
         ->group("Killing (gpukill kill, or gpukill --kill)");
     add_kill_flags(*app, kill);
@@ -244,6 +252,8 @@ CommandLine::CommandLine()
     check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
     check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
     check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
+    mcp_command = app->add_subcommand("mcp", command_doc(Command::mcp).summary);
+    add_mcp_options(*mcp_command, mcp);
 }
 
 CommandLine::~CommandLine() = default;
@@ -257,6 +267,9 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             break;
         case Command::check:
             sub = check_command;
+            break;
+        case Command::mcp:
+            sub = mcp_command;
             break;
         default:
             break;

@@ -16,6 +16,7 @@
 #include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/mcp_command.hpp"
 #include "cli/reset_command.hpp"
 
 namespace CLI {
@@ -66,10 +67,12 @@ struct CommandLine {
     CLI::App* audit_command = nullptr;
     CLI::App* doctor_command = nullptr;
     CLI::App* check_command = nullptr;
+    CLI::App* mcp_command = nullptr;
     std::vector<std::string> kill_pids;
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
     bool doctor_json = false;
     CheckOptions check;
+    McpOptions mcp;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

@@ -111,7 +111,8 @@ void put_if(nlohmann::json& out, const char* field, const std::optional<std::str
 
 Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
     auto known = request_only_known(
-        body, {"pids", "gpu", "filter", "user", "container", "min_memory_bytes", "orphaned",
+        body, {"pids", "gpu", "filter", "user", "container", "image", "not_image", "min_memory_bytes",
+               "orphaned",
                "unlisted", "tree", "group", "batch", "any_process", "force", "dry_run", "signal",
                "timeout_seconds", "verify_timeout_seconds", "plan_id"});
     if (!known) return std::unexpected(known.error());
@@ -128,6 +129,8 @@ Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
           read_request_string(body, "filter", selectors.filter),
           read_request_string(body, "user", selectors.user),
           read_request_string(body, "container", selectors.container),
+          read_request_string(body, "image", selectors.image),
+          read_request_string(body, "not_image", selectors.not_image),
           read_request_string(body, "signal", signal),
           read_request_bool(body, "orphaned", selectors.orphaned),
           read_request_bool(body, "unlisted", selectors.unlisted),
@@ -161,6 +164,8 @@ nlohmann::json kill_request_to_json(const KillRequest& request) {
     put_if(out, "filter", selectors.filter);
     put_if(out, "user", selectors.user);
     put_if(out, "container", selectors.container);
+    put_if(out, "image", selectors.image);
+    put_if(out, "not_image", selectors.not_image);
     if (selectors.min_memory_bytes) out["min_memory_bytes"] = *selectors.min_memory_bytes;
     for (const auto& [field, value] :
          {std::pair{"orphaned", selectors.orphaned}, std::pair{"unlisted", selectors.unlisted},

@@ -33,6 +33,12 @@ struct Selectors {
         filter;                       // a Pattern (model/pattern.hpp), searched in name and cmdline
     std::optional<std::string> user;  // exact user name or numeric uid
     std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
+    // Patterns on the container's image ("nvcr.io/nvidia/pytorch:24.01-py3"), as the
+    // container runtime names it. --image: in a container whose image matches;
+    // --not-image: in a container whose image is known and does not match. A process in
+    // no container, or whose image the runtime did not say, matches neither.
+    std::optional<std::string> image;
+    std::optional<std::string> not_image;
     std::optional<std::uint64_t> min_memory_bytes;  // driver-reported memory on any GPU
     bool orphaned = false;                          // re-parented after its parent died
     bool unlisted = false;  // holds a device file, absent from the driver list
@@ -44,7 +50,8 @@ struct Selectors {
     // unrelated process.
     bool any_process = false;
 
-    // --gpu, --filter, --user, --container, --min-memory, --orphaned, --unlisted.
+    // --gpu, --filter, --user, --container, --image, --not-image, --min-memory,
+    // --orphaned, --unlisted.
     bool has_match_selector() const;
 };
 
