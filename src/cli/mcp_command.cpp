@@ -16,7 +16,7 @@
 #include "mcp/http_transport.hpp"
 #include "mcp/server.hpp"
 #include "mcp/stdio_transport.hpp"
-#include "model/quoted_text.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {

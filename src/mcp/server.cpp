@@ -75,7 +75,7 @@ nlohmann::json Server::dispatch(Session& session, const RpcRequest& request) {
     if (method == "tools/list") {
         nlohmann::json tools = nlohmann::json::array();
         for (const Tool& tool : tools_) {
-            if (!tool.action || session.may_act) tools.push_back(tool_listing(tool));
+            if (!tool.action || session.may_act) tools.push_back(nlohmann::json(tool_listing(tool)));
         }
         return result_response(request.id, nlohmann::json{{"tools", tools}});
     }
