@@ -41,7 +41,8 @@ int render_frame(engine::Engine& engine, const ListOptions& options, std::option
         reclaim::Selectors selectors;
         selectors.image = options.image;
         selectors.not_image = options.not_image;
-        auto selected = engine::select_processes(snapshot, engine::ProcessQuery{.selectors = selectors});
+        auto selected =
+            engine::select_processes(snapshot, engine::ProcessQuery{.selectors = selectors});
         if (!selected) {
             print_error(selected.error().what);
             return exit_code::invalid_arguments;

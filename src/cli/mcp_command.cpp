@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -34,7 +34,8 @@ std::optional<ListenAddress> parse_listen(const std::string& text) {
         host = host.substr(1, host.size() - 2);
     }
     const std::string port = text.substr(colon + 1);
-    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+    if (port.empty() || port.size() > 5 ||
+        port.find_first_not_of("0123456789") != std::string::npos) {
         return std::nullopt;
     }
     const int number = std::stoi(port);
@@ -60,8 +61,9 @@ int serve_http(mcp::Server& server, const McpOptions& options) {
         http.tokens = std::move(*tokens);
     }
     if (options.allow_actions && !http.tokens) {
-        return usage_error("--allow-actions over --http needs --token-file: anything that can "
-                           "act over a network needs authentication");
+        return usage_error(
+            "--allow-actions over --http needs --token-file: anything that can "
+            "act over a network needs authentication");
     }
     if (!net::is_loopback_address(http.address) && !http.tokens) {
         return usage_error(fmt::format("--listen {} is not loopback: give --token-file",
@@ -103,8 +105,7 @@ int serve_http(mcp::Server& server, const McpOptions& options) {
 }  // namespace
 
 void add_mcp_options(CLI::App& command, McpOptions& options) {
-    command.add_flag("--http", options.http,
-                     "serve Streamable HTTP on --listen instead of stdio");
+    command.add_flag("--http", options.http, "serve Streamable HTTP on --listen instead of stdio");
     command
         .add_option("--listen", options.listen,
                     "address and port for --http (default 127.0.0.1:9440; port 0 picks a free "
@@ -145,11 +146,10 @@ int run_mcp(const GlobalOptions& global, const McpOptions& options) {
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     mcp::Server server(**engine,
-                       mcp::ServerOptions{
-                           .allow_actions = options.allow_actions,
-                           .plan_validity = std::chrono::seconds(
-                               static_cast<long>(std::lround(options.plan_validity_seconds))),
-                           .server_version = GPUKILL_VERSION});
+                       mcp::ServerOptions{.allow_actions = options.allow_actions,
+                                          .plan_validity = std::chrono::seconds(static_cast<long>(
+                                              std::lround(options.plan_validity_seconds))),
+                                          .server_version = GPUKILL_VERSION});
     if (options.http) return serve_http(server, options);
     std::fprintf(stderr, "gpukill mcp: serving MCP on stdio%s\n",
                  options.allow_actions ? " (actions allowed)" : " (read-only)");

@@ -127,8 +127,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
     // Per-process utilisation comes from DRM fdinfo only: the column is shown where a
     // DRM GPU is present ("-" until a second sample, in --watch, can measure it).
     const bool with_utilization = has_drm_gpu(snapshot);
-    std::vector<std::string> headers = {"GPU",     "PID",       "USER",    "NAME",   "MEMORY",
-                                        "STARTED", "CONTAINER", "IMAGE",   "SEEN BY", "COMMAND"};
+    std::vector<std::string> headers = {"GPU",     "PID",       "USER",  "NAME",    "MEMORY",
+                                        "STARTED", "CONTAINER", "IMAGE", "SEEN BY", "COMMAND"};
     std::vector<bool> right = {true, true, false, false, true, false, false, false, false, false};
     if (with_utilization) {
         headers.insert(headers.begin() + 5, "GPU%");
@@ -189,7 +189,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         return a.memory > b.memory;
     });
     for (Row& row : rows) table.add_row(std::move(row.cells));
-    for (const char* column : {"STARTED", "IMAGE", "CONTAINER", "GPU%"}) table.drop_when_narrow(column);
+    for (const char* column : {"STARTED", "IMAGE", "CONTAINER", "GPU%"})
+        table.drop_when_narrow(column);
     out += '\n';
     out += table.render(0, width);
     if (any_file_only) {

@@ -28,10 +28,9 @@ Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& requ
         std::chrono::milliseconds(snapshot.timestamp_unix_ms)));
     guard::History history;
     if (guard::history_needed(outcome.policy) > guard::max_sample_gap(outcome.policy)) {
-        const std::int64_t looks_back_ms =
-            std::chrono::duration_cast<std::chrono::milliseconds>(
-                guard::history_needed(outcome.policy))
-                .count();
+        const std::int64_t looks_back_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               guard::history_needed(outcome.policy))
+                                               .count();
         history = history_from_store(config.state_dir, snapshot.timestamp_unix_ms - looks_back_ms,
                                      snapshot.timestamp_unix_ms, outcome.notes);
     }

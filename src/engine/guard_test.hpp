@@ -17,8 +17,8 @@
 namespace gpukill::engine {
 
 struct GuardTestRequest {
-    std::string policy_text;               // YAML, as guard.yaml holds it
-    std::string source = "policy";         // names the text in errors ("policy:3:5: ...")
+    std::string policy_text;        // YAML, as guard.yaml holds it
+    std::string source = "policy";  // names the text in errors ("policy:3:5: ...")
 };
 
 struct GuardTestOutcome {

@@ -110,11 +110,26 @@ void put_if(nlohmann::json& out, const char* field, const std::optional<std::str
 }  // namespace
 
 Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
-    auto known = request_only_known(
-        body, {"pids", "gpu", "filter", "user", "container", "image", "not_image", "min_memory_bytes",
-               "orphaned",
-               "unlisted", "tree", "group", "batch", "any_process", "force", "dry_run", "signal",
-               "timeout_seconds", "verify_timeout_seconds", "plan_id"});
+    auto known = request_only_known(body, {"pids",
+                                           "gpu",
+                                           "filter",
+                                           "user",
+                                           "container",
+                                           "image",
+                                           "not_image",
+                                           "min_memory_bytes",
+                                           "orphaned",
+                                           "unlisted",
+                                           "tree",
+                                           "group",
+                                           "batch",
+                                           "any_process",
+                                           "force",
+                                           "dry_run",
+                                           "signal",
+                                           "timeout_seconds",
+                                           "verify_timeout_seconds",
+                                           "plan_id"});
     if (!known) return std::unexpected(known.error());
 
     KillRequest request;

@@ -102,7 +102,8 @@ std::optional<ContainerInfo> parse_cgroup_path(std::string_view path) {
             container = ContainerInfo{"docker", std::string(segment), std::nullopt, std::nullopt};
         } else if (is_container_id(segment) && pod_uid) {
             // cgroupfs driver: ".../pod<uid>/<id>" does not name the runtime.
-            container = ContainerInfo{"kubernetes", std::string(segment), std::nullopt, std::nullopt};
+            container =
+                ContainerInfo{"kubernetes", std::string(segment), std::nullopt, std::nullopt};
         }
         previous = segment;
     }

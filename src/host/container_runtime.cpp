@@ -76,7 +76,8 @@ Result<std::string> runtime_parse_answer(const std::string& answer) {
     const std::size_t space = head.find(' ');
     const int status = space == std::string::npos ? 0 : std::atoi(head.c_str() + space + 1);
     std::string_view body = std::string_view(answer).substr(head_end + 4);
-    if (status == 404) return fail(ErrorCategory::not_found, "container runtime: no such container");
+    if (status == 404)
+        return fail(ErrorCategory::not_found, "container runtime: no such container");
     if (status != 200) {
         return fail(ErrorCategory::internal,
                     "container runtime answered HTTP " + std::to_string(status));
@@ -87,7 +88,8 @@ Result<std::string> runtime_parse_answer(const std::string& answer) {
         return *plain;
     }
     if (const std::size_t at = head.find("\r\ncontent-length:"); at != std::string::npos) {
-        const auto length = static_cast<std::size_t>(std::strtoull(head.c_str() + at + 17, nullptr, 10));
+        const auto length =
+            static_cast<std::size_t>(std::strtoull(head.c_str() + at + 17, nullptr, 10));
         if (body.size() < length) {
             return fail(ErrorCategory::internal, "container runtime: answer cut short");
         }
@@ -151,7 +153,8 @@ Result<std::string> unix_socket_http_get(const std::string& socket_path, std::st
                                 "Accept: application/json\r\nConnection: close\r\n\r\n";
     std::size_t sent = 0;
     while (sent < request.size()) {
-        const ssize_t n = ::send(fd.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+        const ssize_t n =
+            ::send(fd.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
         if (n > 0) {
             sent += static_cast<std::size_t>(n);
         } else if (n < 0 && errno == EINTR) {

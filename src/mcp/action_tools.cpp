@@ -61,8 +61,8 @@ ToolResult run_plan_kill(ToolContext& context, const nlohmann::json& arguments) 
     doc["valid_seconds"] = context.plans.validity().count();
     std::string names;
     for (const reclaim::PlannedTarget& target : planned->plan.targets) {
-        names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", target.identity.pid,
-                             target.name);
+        names +=
+            fmt::format("{}{} ({})", names.empty() ? "" : ", ", target.identity.pid, target.name);
     }
     return ToolResult{
         .structured = std::move(doc),
@@ -93,12 +93,13 @@ ToolResult run_execute_kill_plan(ToolContext& context, const nlohmann::json& arg
     ojson doc = engine::kill_report_json(outcome->report());
     std::string text;
     if (outcome->code == 0) {
-        text = fmt::format("plan {} executed: every target ended and its memory came back",
-                           plan_id);
+        text =
+            fmt::format("plan {} executed: every target ended and its memory came back", plan_id);
     } else {
-        text = fmt::format("plan {} executed with outcome code {} (README: exit codes); see "
-                           "targets and gpus",
-                           plan_id, outcome->code);
+        text = fmt::format(
+            "plan {} executed with outcome code {} (README: exit codes); see "
+            "targets and gpus",
+            plan_id, outcome->code);
     }
     if (outcome->audit_problem) text += "; audit: " + *outcome->audit_problem;
     return ToolResult{
@@ -118,13 +119,12 @@ ToolResult run_reset_gpu(ToolContext& context, const nlohmann::json& arguments) 
     if (!outcome) return tool_error(outcome.error().what);
     ojson doc = engine::reset_report_json(outcome->report());
     const bool failed = !request->dry_run && outcome->code != 0;
-    return ToolResult{.structured = std::move(doc),
-                      .text = request->dry_run
-                                  ? fmt::format("reset plan {}: pass it as plan_id to reset",
-                                                outcome->plan_id)
-                                  : fmt::format("reset finished with outcome code {}",
-                                                outcome->code),
-                      .is_error = failed};
+    return ToolResult{
+        .structured = std::move(doc),
+        .text = request->dry_run
+                    ? fmt::format("reset plan {}: pass it as plan_id to reset", outcome->plan_id)
+                    : fmt::format("reset finished with outcome code {}", outcome->code),
+        .is_error = failed};
 }
 
 ToolAnnotations destructive(bool idempotent) {
@@ -153,8 +153,7 @@ std::vector<Tool> action_tools() {
     plan_properties["tree"] = action_property("boolean", "also every descendant of each target");
     plan_properties["group"] =
         action_property("boolean", "also every process in each target's process group");
-    plan_properties["any_process"] =
-        action_property("boolean", "a named PID need not hold a GPU");
+    plan_properties["any_process"] = action_property("boolean", "a named PID need not hold a GPU");
     plan_properties["force"] =
         action_property("boolean", "SIGKILL what survives the first signal after timeout_seconds");
     plan_properties["signal"] =
@@ -178,10 +177,9 @@ std::vector<Tool> action_tools() {
             "\"^(docker\\\\.io/)?(library/)?[a-z0-9._-]+(:[^/]*)?$\"}.",
         .input_schema = object_schema(plan_properties),
         .output_schema = kill_output_schema(),
-        .annotations = ToolAnnotations{.read_only = false,
-                                       .destructive = false,
-                                       .idempotent = false,
-                                       .open_world = false},
+        .annotations =
+            ToolAnnotations{
+                .read_only = false, .destructive = false, .idempotent = false, .open_world = false},
         .action = true,
         .run = run_plan_kill});
     tools.push_back(Tool{
@@ -212,8 +210,9 @@ std::vector<Tool> action_tools() {
              {"all", action_property("boolean", "every GPU")},
              {"force", action_property("boolean", "end the holders first")},
              {"dry_run", action_property("boolean", "the preflight and plan only")},
-             {"plan_id", action_property("string", "the preview's plan id: reset only if the "
-                                                   "plan built now is the same")},
+             {"plan_id", action_property("string",
+                                         "the preview's plan id: reset only if the "
+                                         "plan built now is the same")},
              {"timeout_seconds", action_property("number", "per signal while ending holders")},
              {"verify_timeout_seconds",
               action_property("number", "for the GPUs to come back idle (default 10)")}}),

@@ -26,9 +26,9 @@ nlohmann::ordered_json recent_actions(engine::Engine& engine) {
         std::chrono::duration_cast<std::chrono::milliseconds>(engine.now().time_since_epoch())
             .count();
     scope.since_unix_ms = scope.until_unix_ms - 24LL * 3'600'000;
-    auto actions = engine::query_actions(
-        engine, engine::ActionQuery{.since_unix_ms = scope.since_unix_ms,
-                                    .until_unix_ms = scope.until_unix_ms});
+    auto actions =
+        engine::query_actions(engine, engine::ActionQuery{.since_unix_ms = scope.since_unix_ms,
+                                                          .until_unix_ms = scope.until_unix_ms});
     if (!actions) return nlohmann::ordered_json{{"error", actions.error().what}};
     scope.source = actions->source;
     scope.source_available = actions->available;
@@ -53,11 +53,12 @@ nlohmann::json user_message(std::string text) {
 
 nlohmann::json resource_listing(engine::Engine& engine) {
     nlohmann::json resources = nlohmann::json::array();
-    resources.push_back({{"uri", kSnapshotUri},
-                         {"name", "snapshot"},
-                         {"title", "Host snapshot"},
-                         {"description", "Every GPU and every process holding one (gpukill list --json)"},
-                         {"mimeType", "application/json"}});
+    resources.push_back(
+        {{"uri", kSnapshotUri},
+         {"name", "snapshot"},
+         {"title", "Host snapshot"},
+         {"description", "Every GPU and every process holding one (gpukill list --json)"},
+         {"mimeType", "application/json"}});
     const Snapshot snapshot = engine.list().snapshot;
     for (const Gpu& gpu : snapshot.gpus) {
         resources.push_back(
@@ -101,6 +102,28 @@ std::optional<nlohmann::json> resource_contents(engine::Engine& engine, const st
     return std::nullopt;
 }
 
+nlohmann::json completion_values(engine::Engine& engine, const nlohmann::json& params) {
+    nlohmann::json values = nlohmann::json::array();
+    const nlohmann::json* argument = nullptr;
+    if (params.is_object() && params.contains("argument") && params["argument"].is_object()) {
+        argument = &params["argument"];
+    }
+    if (argument != nullptr && argument->contains("name") && (*argument)["name"].is_string()) {
+        const std::string name = (*argument)["name"].get<std::string>();
+        const std::string typed = argument->contains("value") && (*argument)["value"].is_string()
+                                      ? (*argument)["value"].get<std::string>()
+                                      : std::string();
+        if (name == "gpu" || name == "index") {
+            for (const Gpu& gpu : engine.list().snapshot.gpus) {
+                const std::string index = std::to_string(gpu.index);
+                if (index.starts_with(typed)) values.push_back(index);
+            }
+        }
+    }
+    return nlohmann::json{
+        {"completion", {{"values", values}, {"total", values.size()}, {"hasMore", false}}}};
+}
+
 nlohmann::json prompt_listing() {
     const nlohmann::json gpu_argument = nlohmann::json::array(
         {{{"name", "gpu"}, {"description", "index, UUID or PCI bus id"}, {"required", true}}});
@@ -118,8 +141,7 @@ nlohmann::json prompt_listing() {
 }
 
 std::optional<nlohmann::json> prompt_messages(const std::string& name,
-                                              const nlohmann::json& arguments,
-                                              std::string& error) {
+                                              const nlohmann::json& arguments, std::string& error) {
     if (name != "free_gpu" && name != "explain_gpu_memory") {
         error = "unknown prompt: " + name;
         return std::nullopt;

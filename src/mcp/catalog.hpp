@@ -23,6 +23,10 @@ nlohmann::json resource_templates();
 std::optional<nlohmann::json> resource_contents(engine::Engine& engine, const std::string& uri,
                                                 std::string& error);
 
+// completion/complete: the GPU indices that start with what was typed, for the prompts'
+// and the GPU template's `gpu`/`index` argument; no values for anything else.
+nlohmann::json completion_values(engine::Engine& engine, const nlohmann::json& params);
+
 nlohmann::json prompt_listing();
 // {description, messages}; empty with `error` for an unknown prompt or a missing argument.
 std::optional<nlohmann::json> prompt_messages(const std::string& name,

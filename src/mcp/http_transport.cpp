@@ -114,8 +114,8 @@ struct HttpTransport::State {
         bool may_act = true;
         if (!admitted(req, res, may_act)) return;
         const std::string accept = req.get_header_value("Accept");
-        const bool wants_json = accept.empty() || http_accepts(accept, kJsonType) ||
-                                http_accepts(accept, "*/*");
+        const bool wants_json =
+            accept.empty() || http_accepts(accept, kJsonType) || http_accepts(accept, "*/*");
         const bool wants_sse = http_accepts(accept, "text/event-stream");
         if (!wants_json && !wants_sse) {
             http_json_error(res, 406, rpc_code::invalid_request,
@@ -138,9 +138,9 @@ struct HttpTransport::State {
         const bool is_initialize = request != nullptr && request->method == "initialize";
         if (req.has_header("MCP-Protocol-Version") && !is_initialize &&
             !http_supported_version(req.get_header_value("MCP-Protocol-Version"))) {
-            http_json_error(res, 400, rpc_code::invalid_request,
-                            "unsupported MCP-Protocol-Version " +
-                                req.get_header_value("MCP-Protocol-Version"));
+            http_json_error(
+                res, 400, rpc_code::invalid_request,
+                "unsupported MCP-Protocol-Version " + req.get_header_value("MCP-Protocol-Version"));
             return;
         }
         const auto now = SteadyClock::now();
@@ -251,8 +251,8 @@ int HttpTransport::serve(const std::function<void(int port)>& ready, std::string
         port = 0;
     }
     if (port <= 0) {
-        error = "cannot listen on " + state.options.address + ":" +
-                std::to_string(state.options.port);
+        error =
+            "cannot listen on " + state.options.address + ":" + std::to_string(state.options.port);
         return 1;
     }
     ready(port);
@@ -260,6 +260,8 @@ int HttpTransport::serve(const std::function<void(int port)>& ready, std::string
     return 0;
 }
 
-void HttpTransport::stop() { state_->http.stop(); }
+void HttpTransport::stop() {
+    state_->http.stop();
+}
 
 }  // namespace gpukill::mcp

@@ -28,7 +28,7 @@ namespace gpukill::mcp {
 
 struct HttpOptions {
     std::string address = "127.0.0.1";
-    int port = 9440;  // 0: any free port
+    int port = 9440;                         // 0: any free port
     std::vector<std::string> allowed_hosts;  // Host and Origin names besides loopback
     std::optional<net::TokenSet> tokens;     // empty: no authentication (read-only only)
     std::size_t max_sessions = 64;

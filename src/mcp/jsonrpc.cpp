@@ -3,7 +3,9 @@
 namespace gpukill::mcp {
 namespace {
 
-bool valid_id(const nlohmann::json& id) { return id.is_string() || id.is_number_integer(); }
+bool valid_id(const nlohmann::json& id) {
+    return id.is_string() || id.is_number_integer();
+}
 
 }  // namespace
 
@@ -69,10 +71,10 @@ RpcMessage classify_message(const nlohmann::json& message) {
 
 RpcMessage parse_message(std::string_view text, std::size_t max_bytes) {
     if (text.size() > max_bytes) {
-        return RpcFailure{error_response(
-            nullptr, rpc_code::invalid_request,
-            "message of " + std::to_string(text.size()) + " bytes is over the limit of " +
-                std::to_string(max_bytes))};
+        return RpcFailure{error_response(nullptr, rpc_code::invalid_request,
+                                         "message of " + std::to_string(text.size()) +
+                                             " bytes is over the limit of " +
+                                             std::to_string(max_bytes))};
     }
     nlohmann::json message = nlohmann::json::parse(text, nullptr, false);
     if (message.is_discarded()) {

@@ -178,8 +178,8 @@ ToolResult run_audit_actions(ToolContext& context, const nlohmann::json& argumen
     if (!actions) return tool_error(actions.error().what);
     window.scope.source = actions->source;
     window.scope.source_available = actions->available;
-    ojson doc = engine::actions_json(window.scope, actions->available ? actions->log
-                                                                       : audit::ActionLog{});
+    ojson doc =
+        engine::actions_json(window.scope, actions->available ? actions->log : audit::ActionLog{});
     const std::size_t count = doc.contains("records") ? doc["records"].size() : 0;
     return ToolResult{.structured = std::move(doc),
                       .text = fmt::format("{} action record(s)", count)};
@@ -191,20 +191,20 @@ ToolResult run_audit_usage(ToolContext& context, const nlohmann::json& arguments
     bool summary = false;
     if (auto bad = read_bool_argument(arguments, "summary", summary)) return tool_error(*bad);
     window.scope.kind = summary ? "summary" : "processes";
-    auto usage = engine::query_usage(
-        context.engine, engine::UsageQuery{.since_unix_ms = window.scope.since_unix_ms,
-                                           .until_unix_ms = window.scope.until_unix_ms,
-                                           .user = window.scope.user,
-                                           .process = window.process});
+    auto usage = engine::query_usage(context.engine,
+                                     engine::UsageQuery{.since_unix_ms = window.scope.since_unix_ms,
+                                                        .until_unix_ms = window.scope.until_unix_ms,
+                                                        .user = window.scope.user,
+                                                        .process = window.process});
     if (!usage) return tool_error(usage.error().what);
     window.scope.source = usage->source;
     window.scope.source_available = usage->available;
     if (summary) {
         const history::UsageSummary totals = history::summarize_usage(
             usage->gpus, usage->processes, usage->weights, history::local_hour_of_day);
-        return ToolResult{.structured =
-                              engine::usage_summary_json(window.scope, usage->weights, totals),
-                          .text = "usage summary"};
+        return ToolResult{
+            .structured = engine::usage_summary_json(window.scope, usage->weights, totals),
+            .text = "usage summary"};
     }
     const auto processes = history::summarize_processes(usage->processes, usage->weights);
     return ToolResult{
@@ -216,7 +216,8 @@ ToolResult run_guard_test(ToolContext& context, const nlohmann::json& arguments)
     std::optional<std::string> policy;
     if (auto bad = read_optional_string(arguments, "policy", policy)) return tool_error(*bad);
     if (!policy) return tool_error("policy: the policy's YAML text is required");
-    auto tested = engine::guard_test(context.engine, engine::GuardTestRequest{.policy_text = *policy});
+    auto tested =
+        engine::guard_test(context.engine, engine::GuardTestRequest{.policy_text = *policy});
     if (!tested) return tool_error(tested.error().what);
     const std::size_t count = tested->decisions.size();
     return ToolResult{.structured = engine::guard_test_json(*tested),
@@ -224,8 +225,7 @@ ToolResult run_guard_test(ToolContext& context, const nlohmann::json& arguments)
 }
 
 Tool read_tool(std::string name, std::string title, std::string description, ojson input,
-               ojson output,
-               std::function<ToolResult(ToolContext&, const nlohmann::json&)> run,
+               ojson output, std::function<ToolResult(ToolContext&, const nlohmann::json&)> run,
                bool idempotent = true) {
     return Tool{.name = std::move(name),
                 .title = std::move(title),
@@ -334,15 +334,15 @@ std::vector<Tool> read_tools() {
     ojson usage_properties = window_properties();
     usage_properties["summary"] =
         boolean_property("GPU-hours and peak memory per user and process, by hour");
-    tools.push_back(read_tool(
-        "audit_usage", "Audit GPU usage",
-        "Who used which GPU, how much memory, for how long, from the usage history every "
-        "listing records (STATE_DIR/usage.sqlite3), as `gpukill audit --json`.",
-        object_schema(usage_properties),
-        read_only_output({{"schema_version", integer_property("document version")},
-                          {"kind", string_property("processes or summary")}},
-                         {"schema_version", "kind"}),
-        run_audit_usage));
+    tools.push_back(
+        read_tool("audit_usage", "Audit GPU usage",
+                  "Who used which GPU, how much memory, for how long, from the usage history every "
+                  "listing records (STATE_DIR/usage.sqlite3), as `gpukill audit --json`.",
+                  object_schema(usage_properties),
+                  read_only_output({{"schema_version", integer_property("document version")},
+                                    {"kind", string_property("processes or summary")}},
+                                   {"schema_version", "kind"}),
+                  run_audit_usage));
     tools.push_back(read_tool(
         "guard_test", "Test a guard policy",
         "Evaluates a guard policy (YAML text, as guard.yaml; docs/GUARD.md) against the host "

@@ -75,7 +75,8 @@ nlohmann::json Server::dispatch(Session& session, const RpcRequest& request) {
     if (method == "tools/list") {
         nlohmann::json tools = nlohmann::json::array();
         for (const Tool& tool : tools_) {
-            if (!tool.action || session.may_act) tools.push_back(nlohmann::json(tool_listing(tool)));
+            if (!tool.action || session.may_act)
+                tools.push_back(nlohmann::json(tool_listing(tool)));
         }
         return result_response(request.id, nlohmann::json{{"tools", tools}});
     }
@@ -90,15 +91,19 @@ nlohmann::json Server::dispatch(Session& session, const RpcRequest& request) {
     if (method == "resources/read") return read_resource(request);
     if (method == "prompts/list") return result_response(request.id, prompt_listing());
     if (method == "prompts/get") return get_prompt(request);
+    if (method == "completion/complete") {
+        std::lock_guard lock(mutex_);
+        return result_response(request.id, completion_values(engine_, request.params));
+    }
     if (method == "logging/setLevel") {
         const auto level = request.params.is_object() ? request.params.find("level")
                                                       : nlohmann::json::const_iterator{};
-        if (!request.params.is_object() || level == request.params.end() ||
-            !level->is_string() ||
+        if (!request.params.is_object() || level == request.params.end() || !level->is_string() ||
             std::find(kLogLevels.begin(), kLogLevels.end(), level->get<std::string>()) ==
                 kLogLevels.end()) {
-            return invalid_params(request.id, "level: one of debug, info, notice, warning, "
-                                              "error, critical, alert, emergency");
+            return invalid_params(request.id,
+                                  "level: one of debug, info, notice, warning, "
+                                  "error, critical, alert, emergency");
         }
         session.log_level = level->get<std::string>();
         return result_response(request.id, nlohmann::json::object());
@@ -131,13 +136,15 @@ nlohmann::json Server::initialize(Session& session, const RpcRequest& request) {
         {"resources", {{"subscribe", false}, {"listChanged", false}}},
         {"prompts", {{"listChanged", false}}},
         {"logging", nlohmann::json::object()},
+        {"completions", nlohmann::json::object()},
     };
     return result_response(
         request.id,
         nlohmann::json{
             {"protocolVersion", chosen},
             {"capabilities", capabilities},
-            {"serverInfo", {{"name", "gpukill"}, {"title", "gpukill"}, {"version", options_.server_version}}},
+            {"serverInfo",
+             {{"name", "gpukill"}, {"title", "gpukill"}, {"version", options_.server_version}}},
             {"instructions",
              options_.allow_actions
                  ? "gpukill sees what holds this host's GPUs and gives them back safely. Read "
@@ -210,7 +217,8 @@ nlohmann::json Server::read_resource(const RpcRequest& request) {
         return error_response(request.id, rpc_code::resource_not_found, error,
                               nlohmann::json{{"uri", uri}});
     }
-    return result_response(request.id, nlohmann::json{{"contents", nlohmann::json::array({*contents})}});
+    return result_response(request.id,
+                           nlohmann::json{{"contents", nlohmann::json::array({*contents})}});
 }
 
 nlohmann::json Server::get_prompt(const RpcRequest& request) {

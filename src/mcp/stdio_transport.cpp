@@ -31,10 +31,10 @@ int serve_stdio(Server& server, std::FILE* in, std::FILE* out) {
         if (over_limit) {
             over_limit = false;
             line.clear();
-            if (!write_message(out, error_response(nullptr, rpc_code::invalid_request,
-                                                   "message over the limit of " +
-                                                       std::to_string(kMaxMessageBytes) +
-                                                       " bytes"))) {
+            if (!write_message(out,
+                               error_response(nullptr, rpc_code::invalid_request,
+                                              "message over the limit of " +
+                                                  std::to_string(kMaxMessageBytes) + " bytes"))) {
                 return 1;
             }
             continue;

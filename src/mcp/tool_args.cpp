@@ -43,8 +43,7 @@ std::optional<std::string> read_number_argument(const nlohmann::json& arguments,
     return std::nullopt;
 }
 
-std::optional<std::string> read_optional_unsigned(const nlohmann::json& arguments,
-                                                  const char* name,
+std::optional<std::string> read_optional_unsigned(const nlohmann::json& arguments, const char* name,
                                                   std::optional<std::uint64_t>& value) {
     const nlohmann::json* found = argument(arguments, name);
     if (found == nullptr) return std::nullopt;

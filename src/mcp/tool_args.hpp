@@ -17,8 +17,7 @@ std::optional<std::string> read_bool_argument(const nlohmann::json& arguments, c
                                               bool& value);
 std::optional<std::string> read_number_argument(const nlohmann::json& arguments, const char* name,
                                                 double& value);
-std::optional<std::string> read_optional_unsigned(const nlohmann::json& arguments,
-                                                  const char* name,
+std::optional<std::string> read_optional_unsigned(const nlohmann::json& arguments, const char* name,
                                                   std::optional<std::uint64_t>& value);
 std::optional<std::string> read_string_list(const nlohmann::json& arguments, const char* name,
                                             std::vector<std::string>& value);

@@ -40,10 +40,11 @@ ojson selector_properties() {
     return ojson{
         {"gpu", ojson{{"type", ojson::array({"string", "integer"})},
                       {"description", "only processes on this GPU: index, UUID or PCI bus id"}}},
-        {"filter", catalog_property("string",
-                                    "regular expression searched in the name and command line")},
+        {"filter",
+         catalog_property("string", "regular expression searched in the name and command line")},
         {"user", catalog_property("string", "exact user name or uid")},
-        {"container", catalog_property("string", "container id (at least 4 characters) or pod UID")},
+        {"container",
+         catalog_property("string", "container id (at least 4 characters) or pod UID")},
         {"image", catalog_property("string",
                                    "regular expression on the container's image (name:tag); "
                                    "processes in no container, or of unknown image, never match")},
@@ -53,8 +54,8 @@ ojson selector_properties() {
                           "regular expression (\"not from an official image\")")},
         {"min_memory_bytes", catalog_property("integer", "holding at least this much GPU memory")},
         {"orphaned", catalog_property("boolean", "only processes whose parent died")},
-        {"unlisted", catalog_property("boolean",
-                                      "only holders of the device file the driver does not list")},
+        {"unlisted",
+         catalog_property("boolean", "only holders of the device file the driver does not list")},
     };
 }
 
@@ -127,10 +128,11 @@ std::optional<ojson> explain_document(engine::Engine& engine, const std::string&
         std::string image;
         if (info.container && info.container->image) image = ", image " + *info.container->image;
         if (use->seen_by.driver) {
-            lines.push_back(fmt::format(
-                "PID {} ({}, user {}{}) holds {}{}", info.pid, info.comm, info.user, image,
-                use->memory_bytes ? format_bytes(*use->memory_bytes) : std::string("unknown memory"),
-                process.orphaned ? "; orphaned: its parent died" : ""));
+            lines.push_back(fmt::format("PID {} ({}, user {}{}) holds {}{}", info.pid, info.comm,
+                                        info.user, image,
+                                        use->memory_bytes ? format_bytes(*use->memory_bytes)
+                                                          : std::string("unknown memory"),
+                                        process.orphaned ? "; orphaned: its parent died" : ""));
             listed.push_back(std::move(holder));
         } else {
             lines.push_back(fmt::format(
@@ -146,13 +148,13 @@ std::optional<ojson> explain_document(engine::Engine& engine, const std::string&
                              chosen->unattributed_memory_bytes &&
                              *chosen->unattributed_memory_bytes > 0;
     if (reading.memory_used_bytes) {
-        lines.insert(lines.begin(),
-                     fmt::format("GPU {}: {} of {} used by {} listed and {} file-only holder(s)",
-                                 chosen->index, format_bytes(*reading.memory_used_bytes),
-                                 reading.memory_total_bytes
-                                     ? format_bytes(*reading.memory_total_bytes)
-                                     : std::string("unknown"),
-                                 listed.size(), file_only.size()));
+        lines.insert(
+            lines.begin(),
+            fmt::format("GPU {}: {} of {} used by {} listed and {} file-only holder(s)",
+                        chosen->index, format_bytes(*reading.memory_used_bytes),
+                        reading.memory_total_bytes ? format_bytes(*reading.memory_total_bytes)
+                                                   : std::string("unknown"),
+                        listed.size(), file_only.size()));
     }
     if (chosen->unattributed_memory_bytes && *chosen->unattributed_memory_bytes > 0) {
         lines.push_back(fmt::format("{} used that no listed process accounts for",
@@ -164,15 +166,15 @@ std::optional<ojson> explain_document(engine::Engine& engine, const std::string&
     } else if (!used && listed.empty() && file_only.empty()) {
         lines.push_back("idle: nothing holds it");
     }
-    return ojson{{"schema_version", 1},
-                 {"gpu", gpu_doc},
-                 {"listed_holders", listed},
-                 {"device_file_holders", file_only},
-                 {"unaccounted_memory_bytes", chosen->unattributed_memory_bytes
-                                                  ? ojson(*chosen->unattributed_memory_bytes)
-                                                  : ojson()},
-                 {"soft_locked", soft_locked},
-                 {"explanation", lines}};
+    return ojson{
+        {"schema_version", 1},
+        {"gpu", gpu_doc},
+        {"listed_holders", listed},
+        {"device_file_holders", file_only},
+        {"unaccounted_memory_bytes",
+         chosen->unattributed_memory_bytes ? ojson(*chosen->unattributed_memory_bytes) : ojson()},
+        {"soft_locked", soft_locked},
+        {"explanation", lines}};
 }
 
 }  // namespace gpukill::mcp

@@ -76,7 +76,6 @@ nlohmann::ordered_json selector_properties();
 // explanation.
 nlohmann::ordered_json snapshot_document(engine::Engine& engine);
 std::optional<nlohmann::ordered_json> explain_document(engine::Engine& engine,
-                                                       const std::string& gpu,
-                                                       std::string& error);
+                                                       const std::string& gpu, std::string& error);
 
 }  // namespace gpukill::mcp

@@ -22,8 +22,8 @@ const std::string kOfficialId(64, 'a');
 const std::string kOtherId = std::string(63, 'b') + "c";
 
 TEST(ContainerRuntime, ImageFromInspectPrefersConfigImage) {
-    EXPECT_EQ(image_from_inspect(testing::DockerApiReplay::inspect_document(kOfficialId,
-                                                                           "python:3.11", "t")),
+    EXPECT_EQ(image_from_inspect(
+                  testing::DockerApiReplay::inspect_document(kOfficialId, "python:3.11", "t")),
               "python:3.11");
     EXPECT_EQ(image_from_inspect(R"({"Image":"sha256:abc","Config":{"Image":""}})"), "sha256:abc");
     EXPECT_EQ(image_from_inspect("not json"), std::nullopt);
@@ -88,8 +88,8 @@ TEST(ContainerRuntime, NoSocketMeansNoResolution) {
 }
 
 TEST(ContainerRuntime, RefusedConnectionIsUnavailable) {
-    auto body = unix_socket_http_get("/nonexistent/docker.sock", "/_ping",
-                                     std::chrono::milliseconds(200));
+    auto body =
+        unix_socket_http_get("/nonexistent/docker.sock", "/_ping", std::chrono::milliseconds(200));
     ASSERT_FALSE(body);
     EXPECT_EQ(body.error().category, ErrorCategory::unavailable);
 }

@@ -62,9 +62,12 @@ class DockerApiReplay {
     // The documented ContainerInspect answer, trimmed to the fields a reader relies on.
     static std::string inspect_document(const std::string& id, const std::string& image,
                                         const std::string& name) {
-        return R"({"Id":")" + id + R"(","Created":"2026-01-02T03:04:05.000000000Z","Path":"python","Args":["train.py"],"State":{"Status":"running","Running":true,"Paused":false,"Restarting":false,"OOMKilled":false,"Dead":false,"Pid":4242,"ExitCode":0,"Error":"","StartedAt":"2026-01-02T03:04:06.000000000Z","FinishedAt":"0001-01-01T00:00:00Z"},"Image":"sha256:6b2a1f0e5c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7","Name":"/)" +
-               name + R"(","RestartCount":0,"Driver":"overlay2","Platform":"linux","HostConfig":{"NetworkMode":"bridge","Runtime":"nvidia","DeviceRequests":[{"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}}]},"Config":{"Hostname":"4fa6e0f0c678","User":"","Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["python","train.py"],"Image":")" +
-               image + R"(","WorkingDir":"/workspace","Entrypoint":null,"Labels":{"com.example.team":"ml"}}})";
+        return R"({"Id":")" + id +
+               R"(","Created":"2026-01-02T03:04:05.000000000Z","Path":"python","Args":["train.py"],"State":{"Status":"running","Running":true,"Paused":false,"Restarting":false,"OOMKilled":false,"Dead":false,"Pid":4242,"ExitCode":0,"Error":"","StartedAt":"2026-01-02T03:04:06.000000000Z","FinishedAt":"0001-01-01T00:00:00Z"},"Image":"sha256:6b2a1f0e5c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7","Name":"/)" +
+               name +
+               R"(","RestartCount":0,"Driver":"overlay2","Platform":"linux","HostConfig":{"NetworkMode":"bridge","Runtime":"nvidia","DeviceRequests":[{"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}}]},"Config":{"Hostname":"4fa6e0f0c678","User":"","Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["python","train.py"],"Image":")" +
+               image +
+               R"(","WorkingDir":"/workspace","Entrypoint":null,"Labels":{"com.example.team":"ml"}}})";
     }
 
   private:

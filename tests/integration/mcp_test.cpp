@@ -26,7 +26,8 @@ namespace {
 class ContainerCgroup {
   public:
     explicit ContainerCgroup(const std::string& id) {
-        for (const char* parent : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+        for (const char* parent :
+             {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
             const std::string dir = std::string(parent) + "/docker-" + id + ".scope";
             if (::mkdir(dir.c_str(), 0755) != 0) continue;
             if (std::filesystem::exists(dir + "/cgroup.procs")) {
@@ -76,7 +77,8 @@ std::string mcp_read_file(const std::string& path) {
 void run_e2e(const std::string& transport) {
     const std::string node = GPUKILL_NODE;
     const std::string scripts = GPUKILL_MCP_TEST_DIR;
-    if (node.empty() || !std::filesystem::exists(scripts + "/node_modules/@modelcontextprotocol/sdk")) {
+    if (node.empty() ||
+        !std::filesystem::exists(scripts + "/node_modules/@modelcontextprotocol/sdk")) {
         GTEST_SKIP() << "Node or the MCP SDK is missing: run scripts/setup.sh (npm ci --prefix "
                      << scripts << ")";
     }
@@ -160,8 +162,12 @@ void run_e2e(const std::string& transport) {
     EXPECT_TRUE(named) << audit;
 }
 
-TEST(McpEndToEnd, OverStdio) { run_e2e("stdio"); }
-TEST(McpEndToEnd, OverStreamableHttp) { run_e2e("http"); }
+TEST(McpEndToEnd, OverStdio) {
+    run_e2e("stdio");
+}
+TEST(McpEndToEnd, OverStreamableHttp) {
+    run_e2e("http");
+}
 
 }  // namespace
 }  // namespace gpukill::testing

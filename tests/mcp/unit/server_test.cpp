@@ -113,9 +113,9 @@ TEST_F(McpServerTest, ActionToolsExistOnlyWithAllowActions) {
 TEST_F(McpServerTest, TheEnginesRefusalsAreToolErrors) {
     Server server(*engine_, ServerOptions{.allow_actions = true});
     Session session = initialized(server);
-    for (const nlohmann::json& pid : {nlohmann::json(4294967295LL), nlohmann::json(0),
-                                      nlohmann::json(1), nlohmann::json("-1"),
-                                      nlohmann::json(-1)}) {
+    for (const nlohmann::json& pid :
+         {nlohmann::json(4294967295LL), nlohmann::json(0), nlohmann::json(1), nlohmann::json("-1"),
+          nlohmann::json(-1)}) {
         auto reply = tool(server, session, "plan_kill", {{"pids", {pid}}});
         ASSERT_TRUE(reply.contains("result")) << reply.dump();
         EXPECT_TRUE(reply["result"]["isError"].get<bool>()) << pid;
@@ -145,8 +145,8 @@ TEST_F(McpServerTest, ReadToolsAnswerWithStructuredContent) {
     EXPECT_EQ(resources["result"]["resources"][0]["uri"], "gpukill://snapshot");
     auto missing = call(server, session, "resources/read", {{"uri", "gpukill://nope"}});
     EXPECT_EQ(missing["error"]["code"], rpc_code::resource_not_found);
-    auto prompt = call(server, session, "prompts/get",
-                       {{"name", "free_gpu"}, {"arguments", {{"gpu", "1"}}}});
+    auto prompt =
+        call(server, session, "prompts/get", {{"name", "free_gpu"}, {"arguments", {{"gpu", "1"}}}});
     EXPECT_EQ(prompt["result"]["messages"][0]["role"], "user");
     EXPECT_EQ(call(server, session, "logging/setLevel", {{"level", "loud"}})["error"]["code"],
               rpc_code::invalid_params);
