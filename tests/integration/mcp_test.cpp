@@ -130,6 +130,14 @@ void run_e2e(const std::string& transport) {
     const CommandResult run = run_command({node, scripts + "/e2e.mjs"}, env, 150);
     ASSERT_EQ(run.exit_code, 0) << "stdout:\n" << run.out << "\nstderr:\n" << run.err;
     EXPECT_NE(run.out.find("\"ok\":true"), std::string::npos) << run.out;
+    for (const char* step : {"plan_kill refused without --allow-actions",
+                             "PIDs 4294967295, 0, 1 and -1 refused by the plan's gate",
+                             "plan and execute a kill; memory verified back",
+                             "stale plan refused, nothing signalled",
+                             "not from an official image: planned and killed",
+                             "malformed JSON-RPC"}) {
+        EXPECT_NE(run.out.find(step), std::string::npos) << step << " not checked:\n" << run.out;
+    }
 
     // What the assistant was told happened, happened.
     EXPECT_FALSE(process_alive(target.pid()));

@@ -293,7 +293,7 @@ async function stdioFraming() {
     for (const message of messages) assert.equal(message.jsonrpc, "2.0");
     const codes = messages.map((m) => (m.error ? m.error.code : "ok"));
     assert.deepEqual(codes, [-32700, -32600, -32600, "ok", -32601, -32602, -32600, -32600, "ok"]);
-    check("stdio: malformed input answered, stdout carries MCP messages only");
+    check("stdio: malformed JSON-RPC answered, stdout carries MCP messages only");
 }
 
 try {
