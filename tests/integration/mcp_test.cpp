@@ -130,12 +130,11 @@ void run_e2e(const std::string& transport) {
     const CommandResult run = run_command({node, scripts + "/e2e.mjs"}, env, 150);
     ASSERT_EQ(run.exit_code, 0) << "stdout:\n" << run.out << "\nstderr:\n" << run.err;
     EXPECT_NE(run.out.find("\"ok\":true"), std::string::npos) << run.out;
-    for (const char* step : {"plan_kill refused without --allow-actions",
-                             "PIDs 4294967295, 0, 1 and -1 refused by the plan's gate",
-                             "plan and execute a kill; memory verified back",
-                             "stale plan refused, nothing signalled",
-                             "not from an official image: planned and killed",
-                             "malformed JSON-RPC"}) {
+    for (const char* step :
+         {"plan_kill refused without --allow-actions",
+          "PIDs 4294967295, 0, 1 and -1 refused by the plan's gate",
+          "plan and execute a kill; memory verified back", "stale plan refused, nothing signalled",
+          "not from an official image: planned and killed", "malformed JSON-RPC"}) {
         EXPECT_NE(run.out.find(step), std::string::npos) << step << " not checked:\n" << run.out;
     }
 
@@ -151,6 +150,21 @@ void run_e2e(const std::string& transport) {
     EXPECT_LE(gpu0_after + (1ULL << 30) + (256ULL << 20), gpu0_before)
         << "the killed workloads' memory came back";
     EXPECT_GT(docker.requests(), 0);
+
+    // The command line's selectors read the same images.
+    const std::map<std::string, std::string> sockets = {
+        {"GPUKILL_CONTAINER_SOCKETS", docker.path()}};
+    const CommandResult listed = host.gpukill({"list", "--json", "--image", "^python:"}, sockets);
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    const auto doc = nlohmann::json::parse(listed.out);
+    ASSERT_EQ(doc["processes"].size(), 1u) << listed.out;
+    EXPECT_EQ(doc["processes"][0]["pid"], official.pid());
+    EXPECT_EQ(doc["processes"][0]["container"]["image"], "python:3.11");
+    const CommandResult details = host.gpukill({"list", "--details", "--wide"}, sockets);
+    EXPECT_NE(details.out.find("IMAGE"), std::string::npos) << details.out;
+    EXPECT_NE(details.out.find("python:3.11"), std::string::npos) << details.out;
+    const CommandResult refused = host.gpukill({"kill", "--not-image", "(", "--batch"}, sockets);
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
 
     // Every action recorded, naming the MCP client.
     const std::string audit = mcp_read_file(env["GPUKILL_STATE_DIR"] + "/audit.jsonl");
