@@ -44,7 +44,8 @@ std::vector<CommandDoc> build_docs() {
              "reused PID is never signalled.",
              "A target's descendants holding the same GPU (DataLoader workers) are always "
              "included. A selector that may match many processes (--gpu, --filter, --user, "
-             "--container, --image, --not-image, --min-memory, --orphaned, --unlisted) only "
+             "--container, --slurm-job, --image, --not-image, --min-memory, --orphaned, "
+             "--unlisted) only "
              "previews until --batch "
              "is given. A --pid that holds no GPU is refused unless --any-process. PID 0 and "
              "1, kernel threads, gpukill and its ancestors and protected processes are never "
@@ -226,6 +227,7 @@ const std::vector<OptionScope>& option_scopes() {
         {"--filter", {kill}},
         {"--user", {kill}},
         {"--container", {kill}},
+        {"--slurm-job", {kill}},
         {"--image", {list, kill}},
         {"--not-image", {list, kill}},
         {"--min-memory", {kill}},

@@ -73,6 +73,10 @@ void add_kill_flags(CLI::App& app, KillOptions& kill) {
                    "processes in this container (id prefix or pod UID)")
         ->type_name("ID")
         ->group(group);
+    app.add_option("--slurm-job", kill.slurm_job,
+                   "processes in this Slurm job (job id, from their cgroup)")
+        ->type_name("JOBID")
+        ->group(group);
     app.add_option("--min-memory", kill.min_memory, "holding at least this much GPU memory (4G)")
         ->type_name("SIZE")
         ->group(group);

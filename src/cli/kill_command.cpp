@@ -61,6 +61,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     selectors.filter = options.filter;
     selectors.user = options.user;
     selectors.container = options.container;
+    selectors.slurm_job = options.slurm_job;
     selectors.image = options.image;
     selectors.not_image = options.not_image;
     selectors.orphaned = options.orphaned;

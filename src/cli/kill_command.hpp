@@ -16,6 +16,7 @@ struct KillOptions {
     std::optional<std::string> filter;
     std::optional<std::string> user;
     std::optional<std::string> container;
+    std::optional<std::string> slurm_job;
     std::optional<std::string> image;      // --image REGEX
     std::optional<std::string> not_image;  // --not-image REGEX
     std::optional<std::string> min_memory;

@@ -191,6 +191,13 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
                                        .image = inner.optional<std::string>(*found, "image")};
         if (inner.error()) fields.bad("container");
     }
+    if (auto found = doc.find("slurm_job"); found != doc.end() && found->is_object()) {
+        Fields inner("slurm_job");
+        info.slurm_job = SlurmJobInfo{.job_id = inner.required<std::string>(*found, "job_id"),
+                                      .step = inner.optional<std::string>(*found, "step"),
+                                      .uid = inner.optional<uid_t>(*found, "uid")};
+        if (inner.error()) fields.bad("slurm_job");
+    }
     process.orphaned = fields.required<bool>(doc, "orphaned");
     for (const json& use_doc : fields.array(doc, "gpus")) {
         ProcessGpuUse use;

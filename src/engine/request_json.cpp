@@ -115,6 +115,7 @@ Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
                                            "filter",
                                            "user",
                                            "container",
+                                           "slurm_job",
                                            "image",
                                            "not_image",
                                            "min_memory_bytes",
@@ -144,6 +145,7 @@ Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
           read_request_string(body, "filter", selectors.filter),
           read_request_string(body, "user", selectors.user),
           read_request_string(body, "container", selectors.container),
+          read_request_string(body, "slurm_job", selectors.slurm_job),
           read_request_string(body, "image", selectors.image),
           read_request_string(body, "not_image", selectors.not_image),
           read_request_string(body, "signal", signal),
@@ -179,6 +181,7 @@ nlohmann::json kill_request_to_json(const KillRequest& request) {
     put_if(out, "filter", selectors.filter);
     put_if(out, "user", selectors.user);
     put_if(out, "container", selectors.container);
+    put_if(out, "slurm_job", selectors.slurm_job);
     put_if(out, "image", selectors.image);
     put_if(out, "not_image", selectors.not_image);
     if (selectors.min_memory_bytes) out["min_memory_bytes"] = *selectors.min_memory_bytes;

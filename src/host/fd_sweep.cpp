@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "host/devfs_nodes.hpp"
 #include "host/drm_pci.hpp"
 #include "host/fd_io.hpp"
 #include "host/parse_util.hpp"
@@ -211,9 +213,14 @@ class HolderScanner {
             // Closed since the listing, or a path too long to be a device node.
             if (n <= 0 || static_cast<std::size_t>(n) >= sizeof link_) return;
             const std::string_view target(link_, static_cast<std::size_t>(n));
-            if (!target.starts_with(prefix_)) return;  // the common case: not under devfs
-
-            auto node = classify_device_path(target, devfs_);
+            std::optional<DeviceNode> node;
+            if (target.starts_with(prefix_)) {
+                node = classify_device_path(target, devfs_);
+            } else if (relocated_ && target.starts_with("/dev/")) {
+                node = relocated_node(fd_dir, fd_name, target);
+            } else {
+                return;  // the common case: not a device node
+            }
             if (!node) return;
             const std::size_t index = index_of(nodes_, node->relative_path);
             if (index == nodes_.size()) nodes_.push_back(std::move(*node));
@@ -244,9 +251,29 @@ class HolderScanner {
     }
 
   private:
+    // A /dev/... link of a holder while the device root is elsewhere (a container with
+    // the host's /dev at /host/dev): the link names the node in the holder's own mount
+    // namespace. What the fd refers to decides (the device number, or the inode of a
+    // simulator's node); the link's text only when the file cannot be stat'ed.
+    std::optional<DeviceNode> relocated_node(int fd_dir, const char* fd_name,
+                                             std::string_view target) {
+        if (!relocated_nodes_) relocated_nodes_ = list_gpu_device_nodes(devfs_);
+        struct stat info {};
+        if (::fstatat(fd_dir, fd_name, &info, 0) != 0) {
+            return classify_device_path(target, "/dev");
+        }
+        const FileIdentity identity = identity_of(info);
+        for (const DevfsNode& candidate : *relocated_nodes_) {
+            if (candidate.identity == identity) return candidate.node;
+        }
+        return std::nullopt;  // a /dev file that is none of this root's GPU nodes
+    }
+
     SweepResult& result_;
     std::string devfs_;
     std::string prefix_;
+    bool relocated_ = devfs_ != "/dev";
+    std::optional<std::vector<DevfsNode>> relocated_nodes_;
     UniqueFd proc_;
     std::unique_ptr<char[]> proc_buffer_;
     std::unique_ptr<char[]> fd_buffer_;

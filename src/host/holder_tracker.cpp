@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "host/devfs_nodes.hpp"
 #include "host/proc_parse.hpp"
 
 namespace gpukill {
@@ -22,16 +23,9 @@ namespace {
 
 // The GPU device nodes under `devfs` (the ones classify_device_path knows), by path.
 std::vector<std::string> gpu_device_nodes(const std::string& devfs) {
-    std::vector<std::string> nodes;
-    std::error_code failed;
-    const std::string root = std::filesystem::weakly_canonical(devfs, failed).string();
-    for (const char* folder : {"", "/dri", "/accel", "/nvidia-caps"}) {
-        for (const auto& entry : std::filesystem::directory_iterator(root + folder, failed)) {
-            const std::string path = entry.path().string();
-            if (classify_device_path(path, root)) nodes.push_back(path);
-        }
-    }
-    return nodes;
+    std::vector<std::string> paths;
+    for (DevfsNode& node : list_gpu_device_nodes(devfs)) paths.push_back(std::move(node.path));
+    return paths;
 }
 
 bool same_holding(const DeviceHolder& a, const DeviceHolder& b) {

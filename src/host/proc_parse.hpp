@@ -66,6 +66,13 @@ std::vector<std::string> parse_proc_cmdline(std::string_view text);
 // outside docker/ or a pod) is no container: empty.
 std::optional<ContainerInfo> parse_proc_cgroup(std::string_view text);
 
+// /proc/PID/cgroup (v1 or v2): the Slurm job the process runs in. A "job_<digits>"
+// segment counts only below a segment that starts with "slurm" (slurm, slurm_<node>,
+// slurmstepd.scope), so a directory that happens to be called job_1 elsewhere is not a
+// job; "uid_<digits>" above it gives the uid, "step_<name>" below it the step. The first
+// line naming a job wins (v1 lists one line per hierarchy).
+std::optional<SlurmJobInfo> parse_slurm_job(std::string_view cgroup_text);
+
 // "/usr/bin/python3 (deleted)" -> {"/usr/bin/python3", true}
 struct ExeLink {
     std::string path;

@@ -102,6 +102,7 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid) {
     }
     if (auto cgroup = read_file_at(fd, "cgroup")) {
         info.container = parse_proc_cgroup(*cgroup);
+        info.slurm_job = parse_slurm_job(*cgroup);
     } else {
         note(cgroup.error());
     }

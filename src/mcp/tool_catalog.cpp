@@ -45,6 +45,8 @@ ojson selector_properties() {
         {"user", catalog_property("string", "exact user name or uid")},
         {"container",
          catalog_property("string", "container id (at least 4 characters) or pod UID")},
+        {"slurm_job",
+         catalog_property("string", "the Slurm job id whose cgroup the process is in")},
         {"image", catalog_property("string",
                                    "regular expression on the container's image (name:tag); "
                                    "processes in no container, or of unknown image, never match")},

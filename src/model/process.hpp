@@ -19,6 +19,16 @@ struct ContainerInfo {
     std::optional<std::string> image;
 };
 
+// The Slurm job a process runs in, from the cgroup slurmd creates for it: cgroup v1
+// /slurm[_NODE]/uid_U/job_J/step_S/..., cgroup v2 /system.slice/slurmstepd.scope/job_J/
+// step_S/... (the uid is not in the v2 path).
+struct SlurmJobInfo {
+    std::string job_id;
+    std::optional<std::string> step;  // "0", "batch", "extern", "interactive"
+    std::optional<uid_t> uid;
+    friend bool operator==(const SlurmJobInfo&, const SlurmJobInfo&) = default;
+};
+
 // Identity of a process: a PID alone is reusable, PID plus start time is not.
 struct ProcessIdentity {
     pid_t pid = 0;
@@ -43,6 +53,7 @@ struct ProcessInfo {
     std::vector<pid_t> nspid;    // NSpid from status: host PID first, innermost last
     bool kernel_thread = false;  // PF_KTHREAD in the stat flags
     std::optional<ContainerInfo> container;
+    std::optional<SlurmJobInfo> slurm_job;
 
     ProcessIdentity identity() const { return {pid, start_time_ticks}; }
 };

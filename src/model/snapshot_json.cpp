@@ -68,6 +68,11 @@ json container_json(const std::optional<ContainerInfo>& container) {
                 {"image", or_null(container->image)}};
 }
 
+json slurm_job_json(const std::optional<SlurmJobInfo>& job) {
+    if (!job) return nullptr;
+    return json{{"job_id", job->job_id}, {"step", or_null(job->step)}, {"uid", or_null(job->uid)}};
+}
+
 json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
     const ProcessInfo& info = process.info;
     const bool known = process.info_complete;
@@ -107,6 +112,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         {"start_time_ticks", known ? json(info.start_time_ticks) : json(nullptr)},
         {"nspid", known ? json(info.nspid) : json(nullptr)},
         {"container", container_json(info.container)},
+        {"slurm_job", slurm_job_json(info.slurm_job)},
         {"orphaned", process.orphaned},
         {"info_complete", known},
         {"gpus", gpus},

@@ -68,6 +68,7 @@ bool matches_besides_gpu(const Matcher& matcher, const ProcessInfo& info,
     const Selectors& s = matcher.selectors;
     if (s.user && !matches_user(matcher, info)) return false;
     if (s.container && !matches_container(*s.container, info)) return false;
+    if (s.slurm_job && (!info.slurm_job || info.slurm_job->job_id != *s.slurm_job)) return false;
     if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
     if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
     if (s.unlisted && !unlisted(matcher, holder)) return false;
@@ -141,6 +142,7 @@ std::string describe_match_selectors(const Selectors& s) {
     if (s.filter) add("--filter " + *s.filter);
     if (s.user) add("--user " + *s.user);
     if (s.container) add("--container " + *s.container);
+    if (s.slurm_job) add("--slurm-job " + *s.slurm_job);
     if (s.image) add("--image " + *s.image);
     if (s.not_image) add("--not-image " + *s.not_image);
     if (s.min_memory_bytes) add("--min-memory " + format_bytes(*s.min_memory_bytes));

@@ -33,6 +33,7 @@ struct Selectors {
         filter;                       // a Pattern (model/pattern.hpp), searched in name and cmdline
     std::optional<std::string> user;  // exact user name or numeric uid
     std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
+    std::optional<std::string> slurm_job;  // Slurm job id, from the process's cgroup
     // Patterns on the container's image ("nvcr.io/nvidia/pytorch:24.01-py3"), as the
     // container runtime names it. --image: in a container whose image matches;
     // --not-image: in a container whose image is known and does not match. A process in
@@ -50,7 +51,7 @@ struct Selectors {
     // unrelated process.
     bool any_process = false;
 
-    // --gpu, --filter, --user, --container, --image, --not-image, --min-memory,
+    // --gpu, --filter, --user, --container, --slurm-job, --image, --not-image, --min-memory,
     // --orphaned, --unlisted.
     bool has_match_selector() const;
 };

@@ -238,14 +238,15 @@ TEST(FdSweep, FakeProcfsTree) {
     make_symlink(dev + "/dri/card1", proc + "/100/fd/2");
     make_symlink(dev + "/dri/card2", proc + "/100/fd/7");
     make_symlink(dev + "/nvidia1 (deleted)", proc + "/200/fd/9");
-    make_symlink("/dev/nvidia0", proc + "/250/fd/1");    // the real /dev: outside the root
+    // The holder's own /dev path while the root is elsewhere (relocated_devfs_test.cpp).
+    make_symlink("/dev/nvidia0", proc + "/250/fd/1");
     std::filesystem::create_directories(proc + "/300");  // exited: no fd directory
     std::filesystem::create_directories(proc + "/self/fd");
     std::filesystem::create_directories(proc + "/sys/fd");
     std::filesystem::create_directories(proc + "/0123/fd");
     make_symlink(dev + "/nvidia0", proc + "/0123/fd/1");  // not a PID name: ignored
     // Holders' start times are read beside their fd directories.
-    for (const char* pid : {"100", "200", "500"}) {
+    for (const char* pid : {"100", "200", "250", "500"}) {
         std::ofstream(proc + "/" + pid + "/stat")
             << pid << " (fake) S 1 " << pid << " " << pid
             << " 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 " << pid << "77 0 0\n";
@@ -262,7 +263,7 @@ TEST(FdSweep, FakeProcfsTree) {
     EXPECT_EQ(result.processes_scanned, 5u);  // 100, 200, 250, 300, 500
     EXPECT_EQ(result.processes_vanished, 1u);
     EXPECT_EQ(result.processes_denied, 0u);
-    ASSERT_EQ(result.holders.size(), 3u);
+    ASSERT_EQ(result.holders.size(), 4u);
     EXPECT_EQ(result.holders[0].start_time_ticks, 10077u);
 
     // Within a holder, nodes keep the order the fd directory lists them in, which the
@@ -283,10 +284,13 @@ TEST(FdSweep, FakeProcfsTree) {
     EXPECT_EQ(result.holders[1].pid, 200);
     EXPECT_EQ(relative_paths(result.holders[1]), (std::vector<std::string>{"nvidia1"}));
 
-    EXPECT_EQ(result.holders[2].pid, 500);
-    EXPECT_EQ(relative_paths(result.holders[2]),
+    EXPECT_EQ(result.holders[2].pid, 250);
+    EXPECT_EQ(relative_paths(result.holders[2]), (std::vector<std::string>{"nvidia0"}));
+
+    EXPECT_EQ(result.holders[3].pid, 500);
+    EXPECT_EQ(relative_paths(result.holders[3]),
               (std::vector<std::string>{"nvidia0", "nvidiactl"}));
-    EXPECT_EQ(node(result.holders[2], "nvidia0").nvidia_minor, 0u);
+    EXPECT_EQ(node(result.holders[3], "nvidia0").nvidia_minor, 0u);
 }
 
 TEST(FdSweep, UnreadableProcfsIsReported) {
