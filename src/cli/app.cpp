@@ -156,6 +156,7 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     if (cl.check_command->parsed()) chosen.push_back(Command::check);
     if (cl.agent_command->parsed()) chosen.push_back(Command::agent);
     if (cl.top_command->parsed()) chosen.push_back(Command::top);
+    if (cl.mcp_command->parsed()) chosen.push_back(Command::mcp);
     if (cl.reset_command->parsed() || cl.compat_reset->count() > 0) {
         chosen.push_back(Command::reset);
     }
@@ -185,11 +186,15 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_check(global, cl.check);
         case Command::agent:
             return run_agent_command(global, cl.agent, arguments(argc, argv));
+        case Command::mcp:
+            return run_mcp(global, cl.mcp);
         case Command::kill: {
             KillOptions& kill = cl.kill;
             kill.pids.insert(kill.pids.end(), cl.positional_pids.begin(), cl.positional_pids.end());
             kill.pids.insert(kill.pids.end(), cl.kill_pids.begin(), cl.kill_pids.end());
             kill.gpu = cl.list.gpu;
+            kill.image = cl.list.image;
+            kill.not_image = cl.list.not_image;
             kill.json = cl.list.json;
             return run_kill(global, kill, arguments(argc, argv));
         }

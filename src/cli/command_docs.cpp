@@ -49,8 +49,9 @@ std::vector<CommandDoc> build_docs() {
              "reused PID is never signalled.",
              "A target's descendants holding the same GPU (DataLoader workers) are always "
              "included. A selector that may match many processes (--gpu, --filter, --user, "
-             "--container, --slurm-job, --min-memory, --orphaned, --unlisted) only previews "
-             "until --batch "
+             "--container, --slurm-job, --image, --not-image, --min-memory, --orphaned, "
+             "--unlisted) only "
+             "previews until --batch "
              "is given. A --pid that holds no GPU is refused unless --any-process. PID 0 and "
              "1, kernel threads, gpukill and its ancestors and protected processes are never "
              "signalled; refusals are one stderr line each."},
@@ -202,6 +203,8 @@ std::vector<CommandDoc> build_docs() {
                         "token file, TLS files that do not load"},
                        {"4", "the token file is readable by others or owned by another user"}},
         .see_also = "docs/AGENT.md, docs/API.md, docs/METRICS.md",
+    });
+    docs.push_back(CommandDoc{
         .command = top,
         .summary = "the interactive monitor: GPUs, their holders, and acting on them",
         .usage = {"top [--interval S] [--gpu G] [--readonly]"},
@@ -227,6 +230,34 @@ std::vector<CommandDoc> build_docs() {
                         "could not be loaded"},
                        kUsageError},
         .see_also = "docs/TOP.md",
+    });
+    docs.push_back(CommandDoc{
+        .command = mcp,
+        .summary = "the MCP server: AI assistants see and reclaim GPUs through the same engine",
+        .usage = {"mcp [--allow-actions]",
+                  "mcp --http [--listen ADDR:PORT] [--token-file FILE] [--allow-actions]"},
+        .paragraphs =
+            {"Serves the Model Context Protocol over stdio (what desktop assistants launch: "
+             "stdout carries MCP messages only, logs go to stderr) or, with --http, over "
+             "Streamable HTTP at http://ADDR:PORT/mcp. Tools list GPUs and their processes, "
+             "explain a GPU's memory, scan for rogue processes, check, audit and test guard "
+             "policies; with --allow-actions also plan_kill, execute_kill_plan and reset_gpu, "
+             "through the same plans, refusals and audit records as the command line (actor "
+             "mcp:<client name>).",
+             "Over HTTP the listener binds 127.0.0.1 unless --listen says otherwise, refuses "
+             "foreign Origin and Host headers, and with --token-file needs a bearer token on "
+             "every request; --allow-actions over HTTP needs --token-file. With port 0 the "
+             "bound port is said on stderr: \"gpukill mcp: listening on http://...\"."},
+        .examples = {{"gpukill mcp", "read-only, over stdio (for Claude Desktop and others)"},
+                     {"gpukill mcp --allow-actions", "also the kill and reset tools"},
+                     {"gpukill mcp --http --listen 127.0.0.1:0", "Streamable HTTP, any free port"},
+                     {"gpukill mcp --http --allow-actions --token-file /etc/gpukill/mcp-tokens",
+                      "actions over HTTP, with bearer tokens"}},
+        .exit_codes = {{"0", "the input ended or the server was stopped"},
+                       {"1", "the address could not be bound, or stdout failed"},
+                       kUsageError,
+                       {"4", "the token file may be read by others, or not by gpukill"}},
+        .see_also = "docs/MCP.md",
     });
     return docs;
 }
@@ -265,6 +296,8 @@ const std::vector<OptionScope>& option_scopes() {
         {"--user", {kill}},
         {"--container", {kill}},
         {"--slurm-job", {kill}},
+        {"--image", {list, kill}},
+        {"--not-image", {list, kill}},
         {"--min-memory", {kill}},
         {"--orphaned", {kill}},
         {"--unlisted", {kill}},

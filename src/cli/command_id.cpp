@@ -22,6 +22,8 @@ const char* command_name(Command command) {
             return "agent";
         case Command::top:
             return "top";
+        case Command::mcp:
+            return "mcp";
     }
     return "?";
 }

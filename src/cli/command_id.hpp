@@ -10,11 +10,11 @@
 
 namespace gpukill::cli {
 
-enum class Command { list, kill, reset, audit, guard, doctor, check, agent, top };
+enum class Command { list, kill, reset, audit, guard, doctor, check, agent, top, mcp };
 
-inline constexpr std::array<Command, 9> kAllCommands = {
-    Command::list,  Command::kill,   Command::reset, Command::audit, Command::guard,
-    Command::doctor, Command::check, Command::agent, Command::top,
+inline constexpr std::array<Command, 10> kAllCommands = {
+    Command::list,   Command::kill,  Command::reset, Command::audit, Command::guard,
+    Command::doctor, Command::check, Command::agent, Command::top,   Command::mcp,
 };
 
 const char* command_name(Command command);

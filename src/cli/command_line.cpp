@@ -346,6 +346,14 @@ CommandLine::CommandLine()
     app->add_flag("--list,-l", compat_list, "list GPUs and processes (same as `gpukill list`)")
         ->group("Listing");
     add_list_flags(*app, list, output);
+    app->add_option("--image", list.image,
+                    "only processes in a container whose image matches this regular expression")
+        ->type_name("REGEX")
+        ->group("Choosing processes by container image");
+    app->add_option("--not-image", list.not_image,
+                    "only processes in a container whose image is known and does not match")
+        ->type_name("REGEX")
+        ->group("Choosing processes by container image");
     app->add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
         ->group("Killing (gpukill kill, or gpukill --kill)");
     add_kill_flags(*app, kill);
@@ -399,6 +407,8 @@ CommandLine::CommandLine()
     top_command->fallthrough();
     top_command->add_flag("--readonly", top.readonly,
                           "look only: the keys that signal or reset are refused");
+    mcp_command = app->add_subcommand("mcp", command_doc(Command::mcp).summary);
+    add_mcp_options(*mcp_command, mcp);
 }
 
 CommandLine::~CommandLine() = default;
@@ -418,6 +428,9 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             break;
         case Command::top:
             sub = top_command;
+            break;
+        case Command::mcp:
+            sub = mcp_command;
             break;
         default:
             break;

@@ -18,6 +18,7 @@
 #include "cli/guard_cli.hpp"
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/mcp_command.hpp"
 #include "cli/reset_command.hpp"
 #include "cli/top_command.hpp"
 
@@ -72,6 +73,7 @@ struct CommandLine {
     CLI::App* check_command = nullptr;
     CLI::App* agent_command = nullptr;
     CLI::App* top_command = nullptr;
+    CLI::App* mcp_command = nullptr;
     std::vector<std::string> kill_pids;
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
     bool doctor_json = false;
@@ -79,6 +81,7 @@ struct CommandLine {
     AgentCommandOptions agent;
     TopCommandOptions top;
     FleetOptions fleet;
+    McpOptions mcp;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

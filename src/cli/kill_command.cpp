@@ -62,6 +62,8 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     selectors.user = options.user;
     selectors.container = options.container;
     selectors.slurm_job = options.slurm_job;
+    selectors.image = options.image;
+    selectors.not_image = options.not_image;
     selectors.orphaned = options.orphaned;
     selectors.unlisted = options.unlisted;
     selectors.tree = options.tree;

@@ -17,6 +17,8 @@ struct KillOptions {
     std::optional<std::string> user;
     std::optional<std::string> container;
     std::optional<std::string> slurm_job;
+    std::optional<std::string> image;      // --image REGEX
+    std::optional<std::string> not_image;  // --not-image REGEX
     std::optional<std::string> min_memory;
     bool orphaned = false;
     bool unlisted = false;

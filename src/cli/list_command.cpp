@@ -14,6 +14,7 @@
 #include "discovery/discover.hpp"
 #include "discovery/gpu_selector.hpp"
 #include "engine/outcome_codes.hpp"
+#include "engine/process_query.hpp"
 #include "model/json_text.hpp"
 #include "model/snapshot_json.hpp"
 
@@ -35,6 +36,18 @@ int render_frame(engine::Engine& engine, const ListOptions& options, std::option
             return exit_code::invalid_arguments;
         }
         snapshot = restrict_to_gpus(snapshot, {*index});
+    }
+    if (options.image || options.not_image) {
+        reclaim::Selectors selectors;
+        selectors.image = options.image;
+        selectors.not_image = options.not_image;
+        auto selected =
+            engine::select_processes(snapshot, engine::ProcessQuery{.selectors = selectors});
+        if (!selected) {
+            print_error(selected.error().what);
+            return exit_code::invalid_arguments;
+        }
+        snapshot = std::move(*selected);
     }
     if (options.json) {
         // In watch mode one document per line (JSON Lines); otherwise pretty.

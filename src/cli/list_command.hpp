@@ -15,6 +15,9 @@ struct ListOptions {
     std::string vendor = "all";
     bool watch = false;
     double interval_seconds = 2.0;
+    // Processes whose container image matches (or is known and does not match) a pattern.
+    std::optional<std::string> image;
+    std::optional<std::string> not_image;
 };
 
 int run_list(const GlobalOptions& global, const ListOptions& options);

@@ -127,9 +127,9 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
     // Per-process utilisation comes from DRM fdinfo only: the column is shown where a
     // DRM GPU is present ("-" until a second sample, in --watch, can measure it).
     const bool with_utilization = has_drm_gpu(snapshot);
-    std::vector<std::string> headers = {"GPU",     "PID",       "USER",    "NAME",   "MEMORY",
-                                        "STARTED", "CONTAINER", "SEEN BY", "COMMAND"};
-    std::vector<bool> right = {true, true, false, false, true, false, false, false, false};
+    std::vector<std::string> headers = {"GPU",     "PID",       "USER",  "NAME",    "MEMORY",
+                                        "STARTED", "CONTAINER", "IMAGE", "SEEN BY", "COMMAND"};
+    std::vector<bool> right = {true, true, false, false, true, false, false, false, false, false};
     if (with_utilization) {
         headers.insert(headers.begin() + 5, "GPU%");
         right.insert(right.begin() + 5, true);
@@ -151,6 +151,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
             container = info.container->runtime;
             if (!info.container->id.empty()) container += ":" + info.container->id.substr(0, 12);
         }
+        const std::string image =
+            info.container && info.container->image ? *info.container->image : "-";
         std::string command = fmt::format("{}", fmt::join(info.cmdline, " "));
         if (!process.info_complete) command = "(details unreadable: exited or not permitted)";
         std::string orphan = process.orphaned ? " (parent gone)" : "";
@@ -163,6 +165,7 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
                                            std::move(memory),
                                            started ? format_local_time(*started) : "?",
                                            container,
+                                           image,
                                            std::move(seen),
                                            command};
             if (with_utilization) cells.insert(cells.begin() + 5, percent_cell(utilization));
@@ -186,7 +189,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         return a.memory > b.memory;
     });
     for (Row& row : rows) table.add_row(std::move(row.cells));
-    for (const char* column : {"STARTED", "CONTAINER", "GPU%"}) table.drop_when_narrow(column);
+    for (const char* column : {"STARTED", "IMAGE", "CONTAINER", "GPU%"})
+        table.drop_when_narrow(column);
     out += '\n';
     out += table.render(0, width);
     if (any_file_only) {

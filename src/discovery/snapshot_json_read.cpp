@@ -187,7 +187,8 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
         Fields inner("container");
         info.container = ContainerInfo{.runtime = inner.required<std::string>(*found, "runtime"),
                                        .id = inner.optional<std::string>(*found, "id").value_or(""),
-                                       .pod_uid = inner.optional<std::string>(*found, "pod_uid")};
+                                       .pod_uid = inner.optional<std::string>(*found, "pod_uid"),
+                                       .image = inner.optional<std::string>(*found, "image")};
         if (inner.error()) fields.bad("container");
     }
     if (auto found = doc.find("slurm_job"); found != doc.end() && found->is_object()) {

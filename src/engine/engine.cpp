@@ -11,12 +11,35 @@ BackendConfig backend_settings(const EngineConfig& config) {
     return BackendConfig{.roots = config.roots, .nvml_library = config.nvml_library};
 }
 
+ContainerRuntimeOptions runtime_settings(const EngineConfig& config) {
+    ContainerRuntimeOptions options;
+    if (config.container_sockets) {
+        options.sockets = *config.container_sockets;
+        return options;
+    }
+    const std::optional<std::string> listed = config.environment("GPUKILL_CONTAINER_SOCKETS");
+    const std::optional<std::string> runtime_dir = config.environment("XDG_RUNTIME_DIR");
+    options.sockets = default_container_sockets(listed ? listed->c_str() : nullptr,
+                                                runtime_dir ? runtime_dir->c_str() : nullptr);
+    return options;
+}
+
 }  // namespace
 
 Engine::Engine(EngineConfig config)
     : config_(std::move(config)),
       action_log_(config_.state_dir, config_.audit_options),
-      history_(config_.state_dir, config_.config_dir, config_.environment) {}
+      history_(config_.state_dir, config_.config_dir, config_.environment),
+      images_(runtime_settings(config_)) {}
+
+void Engine::resolve_images(Snapshot& snapshot) {
+    if (!images_.enabled()) return;
+    const auto now = std::chrono::steady_clock::now();
+    for (SnapshotProcess& process : snapshot.processes) {
+        if (!process.info.container || process.gpus.empty()) continue;
+        process.info.container->image = images_.image_of(*process.info.container, now);
+    }
+}
 
 Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
     if (!config.clock) config.clock = [] { return std::chrono::system_clock::now(); };
@@ -44,6 +67,7 @@ std::optional<std::string> Engine::record_history(const Snapshot& snapshot) {
 
 Snapshot Engine::discover_host() {
     Snapshot snapshot = discover(config_.roots, backends_, &discovery_);
+    resolve_images(snapshot);
     snapshot.timestamp_unix_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
             .count();
@@ -52,6 +76,7 @@ Snapshot Engine::discover_host() {
 
 Snapshot Engine::discover_processes(const std::vector<pid_t>& pids) {
     Snapshot snapshot = gpukill::discover_processes(config_.roots, backends_, pids);
+    resolve_images(snapshot);
     snapshot.timestamp_unix_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
             .count();

@@ -23,6 +23,7 @@
 #include "discovery/discover.hpp"
 #include "engine/audit_trail.hpp"
 #include "engine/history_recorder.hpp"
+#include "host/container_runtime.hpp"
 #include "host/roots.hpp"
 #include "model/actor.hpp"
 #include "model/result.hpp"
@@ -48,6 +49,10 @@ struct EngineConfig {
     // false: no GPU backends (a caller that only changes configuration and records it
     // need not initialise NVML); list and kill then see no GPUs.
     bool open_gpus = true;
+    // The container runtimes' API sockets that name a container's image
+    // (host/container_runtime.hpp). Empty: GPUKILL_CONTAINER_SOCKETS from `environment`,
+    // else the Docker and Podman defaults; an empty list turns resolution off.
+    std::optional<std::vector<std::string>> container_sockets;
 };
 
 struct ListRequest {
@@ -101,12 +106,15 @@ class Engine {
 
   private:
     explicit Engine(EngineConfig config);
+    // Each container holder's image from its runtime, cached per container id.
+    void resolve_images(Snapshot& snapshot);
 
     EngineConfig config_;
     std::vector<std::unique_ptr<Backend>> backends_;
     DiscoveryState discovery_;
     ActionLog action_log_;
     HistoryRecorder history_;
+    ContainerImageResolver images_;
 };
 
 }  // namespace gpukill::engine

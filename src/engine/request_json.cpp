@@ -110,10 +110,27 @@ void put_if(nlohmann::json& out, const char* field, const std::optional<std::str
 }  // namespace
 
 Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
-    auto known = request_only_known(
-        body, {"pids", "gpu", "filter", "user", "container", "slurm_job", "min_memory_bytes",
-               "orphaned", "unlisted", "tree", "group", "batch", "any_process", "force", "dry_run",
-               "signal", "timeout_seconds", "verify_timeout_seconds", "plan_id"});
+    auto known = request_only_known(body, {"pids",
+                                           "gpu",
+                                           "filter",
+                                           "user",
+                                           "container",
+                                           "slurm_job",
+                                           "image",
+                                           "not_image",
+                                           "min_memory_bytes",
+                                           "orphaned",
+                                           "unlisted",
+                                           "tree",
+                                           "group",
+                                           "batch",
+                                           "any_process",
+                                           "force",
+                                           "dry_run",
+                                           "signal",
+                                           "timeout_seconds",
+                                           "verify_timeout_seconds",
+                                           "plan_id"});
     if (!known) return std::unexpected(known.error());
 
     KillRequest request;
@@ -129,6 +146,8 @@ Result<KillRequest> kill_request_from_json(const nlohmann::json& body) {
           read_request_string(body, "user", selectors.user),
           read_request_string(body, "container", selectors.container),
           read_request_string(body, "slurm_job", selectors.slurm_job),
+          read_request_string(body, "image", selectors.image),
+          read_request_string(body, "not_image", selectors.not_image),
           read_request_string(body, "signal", signal),
           read_request_bool(body, "orphaned", selectors.orphaned),
           read_request_bool(body, "unlisted", selectors.unlisted),
@@ -163,6 +182,8 @@ nlohmann::json kill_request_to_json(const KillRequest& request) {
     put_if(out, "user", selectors.user);
     put_if(out, "container", selectors.container);
     put_if(out, "slurm_job", selectors.slurm_job);
+    put_if(out, "image", selectors.image);
+    put_if(out, "not_image", selectors.not_image);
     if (selectors.min_memory_bytes) out["min_memory_bytes"] = *selectors.min_memory_bytes;
     for (const auto& [field, value] :
          {std::pair{"orphaned", selectors.orphaned}, std::pair{"unlisted", selectors.unlisted},

@@ -20,11 +20,11 @@
 namespace gpukill::engine {
 
 // Kill request fields: pids (array of integers or decimal strings), gpu (string or
-// integer index), filter, user, container, slurm_job (strings), min_memory_bytes (integer),
-// orphaned, unlisted, tree, group, batch, any_process, force, dry_run (booleans), signal
-// (string), timeout_seconds, verify_timeout_seconds (numbers), plan_id (string: execute
-// only if the plan built now has this identity). `command` is not read: the caller sets
-// it to what was asked in its own words.
+// integer index), filter, user, container, slurm_job, image, not_image (strings),
+// min_memory_bytes (integer), orphaned, unlisted, tree, group, batch, any_process, force, dry_run
+// (booleans), signal (string), timeout_seconds, verify_timeout_seconds (numbers), plan_id (string:
+// execute only if the plan built now has this identity). `command` is not read: the caller sets it
+// to what was asked in its own words.
 Result<KillRequest> kill_request_from_json(const nlohmann::json& body);
 nlohmann::json kill_request_to_json(const KillRequest& request);
 

@@ -45,7 +45,7 @@ std::optional<ContainerInfo> match_scope(std::string_view segment) {
     for (const auto& [prefix, runtime] : kScopePrefixes) {
         if (segment.starts_with(prefix) && is_container_id(segment.substr(prefix.size()))) {
             return ContainerInfo{std::string(runtime), std::string(segment.substr(prefix.size())),
-                                 std::nullopt};
+                                 std::nullopt, std::nullopt};
         }
     }
     return std::nullopt;
@@ -99,16 +99,17 @@ std::optional<ContainerInfo> parse_cgroup_path(std::string_view path) {
         } else if (auto scoped = match_scope(segment)) {
             container = std::move(scoped);
         } else if (is_container_id(segment) && previous == "docker") {
-            container = ContainerInfo{"docker", std::string(segment), std::nullopt};
+            container = ContainerInfo{"docker", std::string(segment), std::nullopt, std::nullopt};
         } else if (is_container_id(segment) && pod_uid) {
             // cgroupfs driver: ".../pod<uid>/<id>" does not name the runtime.
-            container = ContainerInfo{"kubernetes", std::string(segment), std::nullopt};
+            container =
+                ContainerInfo{"kubernetes", std::string(segment), std::nullopt, std::nullopt};
         }
         previous = segment;
     }
 
     if (!container && !pod_uid) return std::nullopt;
-    if (!container) container = ContainerInfo{"kubernetes", "", std::nullopt};
+    if (!container) container = ContainerInfo{"kubernetes", "", std::nullopt, std::nullopt};
     container->pod_uid = std::move(pod_uid);
     return container;
 }

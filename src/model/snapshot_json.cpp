@@ -64,7 +64,8 @@ json container_json(const std::optional<ContainerInfo>& container) {
     if (!container) return nullptr;
     return json{{"runtime", container->runtime},
                 {"id", container->id.empty() ? json(nullptr) : json(container->id)},
-                {"pod_uid", or_null(container->pod_uid)}};
+                {"pod_uid", or_null(container->pod_uid)},
+                {"image", or_null(container->image)}};
 }
 
 json slurm_job_json(const std::optional<SlurmJobInfo>& job) {

@@ -56,6 +56,12 @@ bool unlisted(const Matcher& matcher, const SnapshotProcess* holder) {
     });
 }
 
+// The container image the runtime named, if the process is in a container and it did.
+const std::string* image_of(const ProcessInfo& info) {
+    if (!info.container || !info.container->image) return nullptr;
+    return &*info.container->image;
+}
+
 // Every match selector but --gpu.
 bool matches_besides_gpu(const Matcher& matcher, const ProcessInfo& info,
                          const SnapshotProcess* holder) {
@@ -67,6 +73,12 @@ bool matches_besides_gpu(const Matcher& matcher, const ProcessInfo& info,
     if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
     if (s.unlisted && !unlisted(matcher, holder)) return false;
     if (matcher.filter && !search_process(*matcher.filter, info)) return false;
+    if (matcher.image || matcher.not_image) {
+        const std::string* image = image_of(info);
+        if (image == nullptr) return false;
+        if (matcher.image && !matcher.image->search(*image)) return false;
+        if (matcher.not_image && matcher.not_image->search(*image)) return false;
+    }
     return true;
 }
 
@@ -79,6 +91,16 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
         auto compiled = Pattern::compile(*selectors.filter);
         if (!compiled) return fail("invalid --filter: " + compiled.error().what);
         matcher.filter = std::move(*compiled);
+    }
+    if (selectors.image) {
+        auto compiled = Pattern::compile(*selectors.image);
+        if (!compiled) return fail("invalid --image: " + compiled.error().what);
+        matcher.image = std::move(*compiled);
+    }
+    if (selectors.not_image) {
+        auto compiled = Pattern::compile(*selectors.not_image);
+        if (!compiled) return fail("invalid --not-image: " + compiled.error().what);
+        matcher.not_image = std::move(*compiled);
     }
     if (selectors.user) matcher.user_uid = text::parse_int<uid_t>(*selectors.user);
     if (selectors.container && selectors.container->size() < kMinContainerPrefix) {
@@ -121,6 +143,8 @@ std::string describe_match_selectors(const Selectors& s) {
     if (s.user) add("--user " + *s.user);
     if (s.container) add("--container " + *s.container);
     if (s.slurm_job) add("--slurm-job " + *s.slurm_job);
+    if (s.image) add("--image " + *s.image);
+    if (s.not_image) add("--not-image " + *s.not_image);
     if (s.min_memory_bytes) add("--min-memory " + format_bytes(*s.min_memory_bytes));
     if (s.orphaned) add("--orphaned");
     if (s.unlisted) add("--unlisted");

@@ -18,6 +18,8 @@ namespace gpukill::reclaim {
 struct Matcher {
     Selectors selectors;
     std::optional<Pattern> filter;
+    std::optional<Pattern> image;
+    std::optional<Pattern> not_image;
     std::optional<uid_t> user_uid;             // --user given as a number
     std::set<unsigned> gpus_with_driver_list;  // --unlisted needs the driver's list to be known
 };

@@ -34,6 +34,12 @@ struct Selectors {
     std::optional<std::string> user;  // exact user name or numeric uid
     std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
     std::optional<std::string> slurm_job;  // Slurm job id, from the process's cgroup
+    // Patterns on the container's image ("nvcr.io/nvidia/pytorch:24.01-py3"), as the
+    // container runtime names it. --image: in a container whose image matches;
+    // --not-image: in a container whose image is known and does not match. A process in
+    // no container, or whose image the runtime did not say, matches neither.
+    std::optional<std::string> image;
+    std::optional<std::string> not_image;
     std::optional<std::uint64_t> min_memory_bytes;  // driver-reported memory on any GPU
     bool orphaned = false;                          // re-parented after its parent died
     bool unlisted = false;  // holds a device file, absent from the driver list
@@ -45,8 +51,8 @@ struct Selectors {
     // unrelated process.
     bool any_process = false;
 
-    // --gpu, --filter, --user, --container, --slurm-job, --min-memory, --orphaned,
-    // --unlisted.
+    // --gpu, --filter, --user, --container, --slurm-job, --image, --not-image, --min-memory,
+    // --orphaned, --unlisted.
     bool has_match_selector() const;
 };
 

@@ -67,7 +67,8 @@ Snapshot rich_snapshot() {
                                .start_time_ticks = 123457,
                                .state = 'R',
                                .nspid = {4242, 7}};
-    trainer.info.container = ContainerInfo{"docker", std::string(64, 'a'), std::nullopt};
+    trainer.info.container =
+        ContainerInfo{"docker", std::string(64, 'a'), std::nullopt, std::nullopt};
     trainer.orphaned = true;
     trainer.gpus.push_back(ProcessGpuUse{.gpu_index = 0,
                                          .memory_bytes = 4ULL << 30,

@@ -58,7 +58,7 @@ inline SnapshotProcess make_process(const ProcessSpec& spec) {
     process.info.user = spec.user;
     process.info.comm = spec.name;
     process.info.cmdline = spec.cmdline;
-    if (spec.container) process.info.container = ContainerInfo{"docker", *spec.container, {}};
+    if (spec.container) process.info.container = ContainerInfo{"docker", *spec.container, {}, {}};
     process.info_complete = spec.info_complete;
     process.orphaned = spec.orphaned;
     for (const auto& [index, memory] : spec.gpus) {

@@ -123,6 +123,34 @@ TEST(ReclaimSelectMatch, ContainerByIdPrefixOrPodUid) {
     EXPECT_NE(plan.error().what.find("at least 4"), std::string::npos);
 }
 
+// --image and --not-image: the seed's "every container process on GPU 1 not from an
+// official image". A process in no container, or whose image is unknown, matches neither.
+TEST(ReclaimSelectMatch, ImageAndNotImageMatchOnlyKnownContainerImages) {
+    FakeHost host;
+    host.add(200, kShell, "python3").container =
+        ContainerInfo{.runtime = "docker", .id = std::string(64, 'a'), .image = "python:3.11"};
+    host.holds(200, 1, kGiB);
+    host.add(300, kShell, "xmrig").container = ContainerInfo{
+        .runtime = "docker", .id = std::string(64, 'b'), .image = "ghcr.io/someone/miner:1"};
+    host.holds(300, 1, kGiB);
+    host.add(400, kShell, "python3").container =
+        ContainerInfo{.runtime = "docker", .id = std::string(64, 'c')};  // image unknown
+    host.holds(400, 1, kGiB);
+    host.add(500, kShell, "python3");  // in no container
+    host.holds(500, 1, kGiB);
+    Selectors s;
+    s.gpu = 1;
+    s.not_image = "^(docker\\.io/)?(library/)?[a-z0-9._-]+(:[^/]*)?$";
+    EXPECT_EQ(target_pids(host, s), (Pids{300}));
+    s.not_image.reset();
+    s.image = "^python:";
+    EXPECT_EQ(target_pids(host, s), (Pids{200}));
+    s.image = "(";
+    auto plan = build_kill_plan(host.snapshot(), host.table(), s, test_safety());
+    ASSERT_FALSE(plan.has_value());
+    EXPECT_TRUE(plan.error().what.starts_with("invalid --image: ")) << plan.error().what;
+}
+
 TEST(ReclaimSelectMatch, MinMemoryUsesDriverReportedMemoryOnAnyGpu) {
     Selectors s;
     s.min_memory_bytes = 4 * kGiB;

@@ -1,0 +1,182 @@
+// What the tools share: their listing, their schemas' building blocks, and the
+// documents the resources serve too (the snapshot, one GPU explained).
+#include <fmt/format.h>
+
+#include "engine/process_query.hpp"
+#include "mcp/tools.hpp"
+#include "model/human_format.hpp"
+#include "model/snapshot_json.hpp"
+
+namespace gpukill::mcp {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson catalog_property(const char* type, const char* description) {
+    return ojson{{"type", type}, {"description", description}};
+}
+
+const ProcessGpuUse* use_on(const SnapshotProcess& process, unsigned gpu) {
+    for (const ProcessGpuUse& use : process.gpus) {
+        if (use.gpu_index == gpu) return &use;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+ToolResult tool_error(std::string reason) {
+    return ToolResult{.structured = std::nullopt, .text = std::move(reason), .is_error = true};
+}
+
+ojson object_schema(ojson properties, std::vector<std::string> required) {
+    ojson schema{{"type", "object"}, {"properties", std::move(properties)}};
+    if (!required.empty()) schema["required"] = required;
+    schema["additionalProperties"] = false;
+    return schema;
+}
+
+ojson selector_properties() {
+    return ojson{
+        {"gpu", ojson{{"type", ojson::array({"string", "integer"})},
+                      {"description", "only processes on this GPU: index, UUID or PCI bus id"}}},
+        {"filter",
+         catalog_property("string", "regular expression searched in the name and command line")},
+        {"user", catalog_property("string", "exact user name or uid")},
+        {"container",
+         catalog_property("string", "container id (at least 4 characters) or pod UID")},
+        {"slurm_job",
+         catalog_property("string", "the Slurm job id whose cgroup the process is in")},
+        {"image", catalog_property("string",
+                                   "regular expression on the container's image (name:tag); "
+                                   "processes in no container, or of unknown image, never match")},
+        {"not_image",
+         catalog_property("string",
+                          "in a container whose image is known and does not match this "
+                          "regular expression (\"not from an official image\")")},
+        {"min_memory_bytes", catalog_property("integer", "holding at least this much GPU memory")},
+        {"orphaned", catalog_property("boolean", "only processes whose parent died")},
+        {"unlisted",
+         catalog_property("boolean", "only holders of the device file the driver does not list")},
+    };
+}
+
+ojson tool_listing(const Tool& tool) {
+    return ojson{
+        {"name", tool.name},
+        {"title", tool.title},
+        {"description", tool.description},
+        {"inputSchema", tool.input_schema},
+        {"outputSchema", tool.output_schema},
+        {"annotations", ojson{{"title", tool.title},
+                              {"readOnlyHint", tool.annotations.read_only},
+                              {"destructiveHint", tool.annotations.destructive},
+                              {"idempotentHint", tool.annotations.idempotent},
+                              {"openWorldHint", tool.annotations.open_world}}},
+    };
+}
+
+std::optional<std::string> unknown_argument(const nlohmann::json& arguments,
+                                            const ojson& input_schema) {
+    if (!arguments.is_object()) return std::nullopt;
+    const ojson& properties = input_schema["properties"];
+    for (const auto& [name, value] : arguments.items()) {
+        if (!properties.contains(name)) return name;
+    }
+    return std::nullopt;
+}
+
+ojson snapshot_document(engine::Engine& engine) {
+    return to_json(engine.list().snapshot);
+}
+
+std::optional<ojson> explain_document(engine::Engine& engine, const std::string& gpu,
+                                      std::string& error) {
+    const Snapshot snapshot = engine.list().snapshot;
+    auto selected = engine::select_processes(snapshot, engine::ProcessQuery{.gpu = gpu});
+    if (!selected) {
+        error = selected.error().what;
+        return std::nullopt;
+    }
+    const ojson full = to_json(*selected);
+    auto index = engine::resolve_gpu(snapshot, gpu);
+    if (!index) {
+        error = index.error().what;
+        return std::nullopt;
+    }
+    const Gpu* chosen = find_gpu(snapshot, *index);
+    if (chosen == nullptr) {
+        error = fmt::format("no GPU {} here", gpu);
+        return std::nullopt;
+    }
+    ojson gpu_doc;
+    for (const auto& one : full["gpus"]) {
+        if (one["index"] == chosen->index) gpu_doc = one;
+    }
+    ojson listed = ojson::array();
+    ojson file_only = ojson::array();
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < selected->processes.size(); ++i) {
+        const SnapshotProcess& process = selected->processes[i];
+        const ProcessGpuUse* use = use_on(process, chosen->index);
+        if (use == nullptr || !use->known()) continue;
+        const ProcessInfo& info = process.info;
+        ojson holder{{"pid", info.pid},
+                     {"name", info.comm},
+                     {"user", info.user},
+                     {"memory_bytes", use->memory_bytes ? ojson(*use->memory_bytes) : ojson()},
+                     {"orphaned", process.orphaned},
+                     {"container", full["processes"][i]["container"]}};
+        std::string image;
+        if (info.container && info.container->image) image = ", image " + *info.container->image;
+        if (use->seen_by.driver) {
+            lines.push_back(fmt::format("PID {} ({}, user {}{}) holds {}{}", info.pid, info.comm,
+                                        info.user, image,
+                                        use->memory_bytes ? format_bytes(*use->memory_bytes)
+                                                          : std::string("unknown memory"),
+                                        process.orphaned ? "; orphaned: its parent died" : ""));
+            listed.push_back(std::move(holder));
+        } else {
+            lines.push_back(fmt::format(
+                "PID {} ({}, user {}{}) holds the device file but the driver does not list it "
+                "(nvidia-smi does not show it)",
+                info.pid, info.comm, info.user, image));
+            file_only.push_back(std::move(holder));
+        }
+    }
+    const auto& reading = chosen->reading;
+    const bool used = reading.memory_used_bytes && *reading.memory_used_bytes > 0;
+    const bool soft_locked = used && listed.empty() && file_only.empty() &&
+                             chosen->unattributed_memory_bytes &&
+                             *chosen->unattributed_memory_bytes > 0;
+    if (reading.memory_used_bytes) {
+        lines.insert(
+            lines.begin(),
+            fmt::format("GPU {}: {} of {} used by {} listed and {} file-only holder(s)",
+                        chosen->index, format_bytes(*reading.memory_used_bytes),
+                        reading.memory_total_bytes ? format_bytes(*reading.memory_total_bytes)
+                                                   : std::string("unknown"),
+                        listed.size(), file_only.size()));
+    }
+    if (chosen->unattributed_memory_bytes && *chosen->unattributed_memory_bytes > 0) {
+        lines.push_back(fmt::format("{} used that no listed process accounts for",
+                                    format_bytes(*chosen->unattributed_memory_bytes)));
+    }
+    if (soft_locked) {
+        lines.push_back(
+            "soft-locked: memory is used and nothing holds the GPU; only a reset gives it back");
+    } else if (!used && listed.empty() && file_only.empty()) {
+        lines.push_back("idle: nothing holds it");
+    }
+    return ojson{
+        {"schema_version", 1},
+        {"gpu", gpu_doc},
+        {"listed_holders", listed},
+        {"device_file_holders", file_only},
+        {"unaccounted_memory_bytes",
+         chosen->unattributed_memory_bytes ? ojson(*chosen->unattributed_memory_bytes) : ojson()},
+        {"soft_locked", soft_locked},
+        {"explanation", lines}};
+}
+
+}  // namespace gpukill::mcp
