@@ -217,6 +217,12 @@ Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl
         }
         case Command::doctor:
             return fail(ErrorCategory::invalid_input, "doctor runs on one host");
+        case Command::agent:
+        case Command::top:
+        case Command::mcp:
+            return fail(ErrorCategory::invalid_input,
+                        std::string(command_name(command)) +
+                            " runs on the host it serves: start it there (docs/DEPLOY.md)");
     }
     return request;
 }
