@@ -5,6 +5,7 @@
 #include "detect/config_file.hpp"
 #include "detect/evidence.hpp"
 #include "engine/rogue_scan.hpp"
+#include "guard/decision_json.hpp"
 #include "guard/decision_text.hpp"
 #include "model/json_optional.hpp"
 
@@ -46,30 +47,6 @@ std::uint64_t memory_held(const Snapshot& snapshot, const ProcessIdentity& ident
         for (const ProcessGpuUse& use : process.gpus) bytes += use.memory_bytes.value_or(0);
     }
     return bytes;
-}
-
-nlohmann::ordered_json decision_json(const guard::Decision& decision,
-                                     std::chrono::seconds terminate_timeout) {
-    using json = nlohmann::ordered_json;
-    return json{
-        {"pid", decision.identity.pid},
-        {"start_time_ticks", decision.identity.start_time_ticks},
-        {"name", decision.name},
-        {"user", decision.user.empty() ? json(nullptr) : json(decision.user)},
-        {"uid", or_null(decision.uid)},
-        {"gpus", decision.gpus},
-        {"rule", decision.rule_id},
-        {"rule_action", guard::to_string(decision.enforcement.action)},
-        {"grace_period_seconds", decision.enforcement.grace_period.count()},
-        {"why", decision.why},
-        {"verdict", guard::to_string(decision.verdict)},
-        {"outcome", guard::describe_outcome(decision, terminate_timeout)},
-        {"warned_at_unix_ms", or_null(decision.warned_at_unix_ms)},
-        {"acts_at_unix_ms", or_null(decision.acts_at_unix_ms)},
-        {"protected_because", decision.verdict == guard::Verdict::protected_process
-                                  ? json(decision.protected_because)
-                                  : json(nullptr)},
-    };
 }
 
 }  // namespace
@@ -256,7 +233,7 @@ nlohmann::ordered_json AgentCore::guard_status() {
         if (guard_) {
             const guard::Policy& policy = guard_->policy();
             for (const guard::Decision& decision : guard_->last_decisions()) {
-                decisions.push_back(decision_json(decision, policy.terminate_timeout));
+                decisions.push_back(guard::decision_json(decision, policy.terminate_timeout));
             }
             status["enabled"] = true;
             status["policy"] = guard_policy_path_;

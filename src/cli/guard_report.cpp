@@ -1,5 +1,6 @@
 #include "cli/guard_report.hpp"
 
+#include "guard/decision_json.hpp"
 #include "guard/decision_text.hpp"
 
 #include <fmt/format.h>
@@ -65,25 +66,7 @@ nlohmann::ordered_json guard_report_json(const GuardReport& report) {
     using json = nlohmann::ordered_json;
     json decisions = json::array();
     for (const Decision& decision : *report.decisions) {
-        decisions.push_back(json{
-            {"pid", decision.identity.pid},
-            {"start_time_ticks", decision.identity.start_time_ticks},
-            {"name", decision.name},
-            {"user", decision.user.empty() ? json(nullptr) : json(decision.user)},
-            {"uid", or_null(decision.uid)},
-            {"gpus", decision.gpus},
-            {"rule", decision.rule_id},
-            {"rule_action", guard::to_string(decision.enforcement.action)},
-            {"grace_period_seconds", decision.enforcement.grace_period.count()},
-            {"why", decision.why},
-            {"verdict", guard::to_string(decision.verdict)},
-            {"outcome", describe_outcome(decision, report.terminate_timeout)},
-            {"warned_at_unix_ms", or_null(decision.warned_at_unix_ms)},
-            {"acts_at_unix_ms", or_null(decision.acts_at_unix_ms)},
-            {"protected_because", decision.verdict == Verdict::protected_process
-                                      ? json(decision.protected_because)
-                                      : json(nullptr)},
-        });
+        decisions.push_back(guard::decision_json(decision, report.terminate_timeout));
     }
     return json{
         {"schema_version", kGuardReportSchemaVersion},

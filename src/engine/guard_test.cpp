@@ -6,6 +6,7 @@
 
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
+#include "guard/decision_json.hpp"
 #include "guard/evaluate.hpp"
 #include "guard/policy_yaml.hpp"
 #include "guard/time_window.hpp"
@@ -57,24 +58,7 @@ nlohmann::ordered_json guard_test_json(const GuardTestOutcome& outcome) {
     using json = nlohmann::ordered_json;
     json decisions = json::array();
     for (const guard::Decision& decision : outcome.decisions) {
-        decisions.push_back(json{
-            {"pid", decision.identity.pid},
-            {"start_time_ticks", decision.identity.start_time_ticks},
-            {"name", decision.name},
-            {"user", decision.user.empty() ? json(nullptr) : json(decision.user)},
-            {"uid", or_null(decision.uid)},
-            {"gpus", decision.gpus},
-            {"rule", decision.rule_id},
-            {"rule_action", guard::to_string(decision.enforcement.action)},
-            {"grace_period_seconds", decision.enforcement.grace_period.count()},
-            {"why", decision.why},
-            {"verdict", guard::to_string(decision.verdict)},
-            {"warned_at_unix_ms", or_null(decision.warned_at_unix_ms)},
-            {"acts_at_unix_ms", or_null(decision.acts_at_unix_ms)},
-            {"protected_because", decision.verdict == guard::Verdict::protected_process
-                                      ? json(decision.protected_because)
-                                      : json(nullptr)},
-        });
+        decisions.push_back(guard::decision_json(decision, outcome.policy.terminate_timeout));
     }
     return json{
         {"schema_version", kGuardTestSchemaVersion},
