@@ -109,13 +109,7 @@ void AgentCore::on_guard_event(const engine::GuardEvent& event) {
     std::lock_guard lock(state_mutex_);
     if (event.kind == engine::GuardEventKind::policy_kept) ++counters_.policy_reload_failures;
     if (event.kind == engine::GuardEventKind::dry_run_action) {
-        // "dry-run: would terminate PID ...": the verdict is the word after "would".
-        std::string verdict = "unknown";
-        const std::size_t at = event.text.find("would ");
-        if (at != std::string::npos) {
-            const std::size_t start = at + 6;
-            verdict = event.text.substr(start, event.text.find(' ', start) - start);
-        }
+        const std::string verdict = event.verdict ? guard::to_string(*event.verdict) : "unknown";
         ++counters_.guard_actions[{verdict, "dry_run"}];
     }
     events_.push_back(RecentEvent{.unix_ms = unix_ms_of(std::chrono::system_clock::now()),

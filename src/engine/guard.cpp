@@ -66,8 +66,8 @@ Guard::Guard(Engine& engine, GuardSetup setup, Actor actor, GuardEvents events,
     }
 }
 
-void Guard::emit(GuardEventKind kind, std::string text) {
-    if (events_) events_(GuardEvent{.kind = kind, .text = std::move(text)});
+void Guard::emit(GuardEventKind kind, std::string text, std::optional<guard::Verdict> verdict) {
+    if (events_) events_(GuardEvent{.kind = kind, .text = std::move(text), .verdict = verdict});
 }
 
 void Guard::start() {
@@ -199,7 +199,8 @@ void Guard::act(const Snapshot& snapshot, const std::vector<guard::DueAction>& d
             emit(GuardEventKind::dry_run_action,
                  fmt::format("dry-run: would {} PID {} {} ({})", guard::to_string(action.verdict),
                              action.identity.pid, printable(action.because.front()->name),
-                             rules_of(action)));
+                             rules_of(action)),
+                 action.verdict);
         }
         return;
     }

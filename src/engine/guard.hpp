@@ -53,6 +53,9 @@ enum class GuardEventKind {
 struct GuardEvent {
     GuardEventKind kind = GuardEventKind::note;
     std::string text;  // one line for people, without a timestamp
+    // dry_run_action: the verdict that would have been carried out (for counters, which
+    // must not parse the text).
+    std::optional<guard::Verdict> verdict;
 };
 
 using GuardEvents = std::function<void(const GuardEvent&)>;
@@ -92,7 +95,8 @@ class Guard {
     const std::vector<EnforcedAction>& last_actions() const { return last_actions_; }
 
   private:
-    void emit(GuardEventKind kind, std::string text);
+    void emit(GuardEventKind kind, std::string text,
+              std::optional<guard::Verdict> verdict = std::nullopt);
     void append(const std::vector<nlohmann::ordered_json>& records);
     void warn(const guard::Decision& decision);
     void act(const Snapshot& snapshot, const std::vector<guard::DueAction>& due);
