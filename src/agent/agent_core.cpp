@@ -7,6 +7,7 @@
 #include "engine/rogue_scan.hpp"
 #include "guard/decision_json.hpp"
 #include "guard/decision_text.hpp"
+#include "host/heap_in_use.hpp"
 #include "model/json_optional.hpp"
 
 namespace gpukill::agent {
@@ -175,6 +176,7 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
                          .counters = &counters_,
                          .rogue = rogue_,
                          .last_sample_seconds = seconds,
+                         .heap_bytes = heap_bytes_in_use(),
                          .guard_enabled = guard_ != nullptr,
                          .version = GPUKILL_VERSION};
     MetricsOptions options = metrics_options_;

@@ -266,6 +266,9 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
     MetricFamily& duration = out.family("gpukill_agent_sample_duration_seconds", "gauge",
                                         "How long the last sample of the host took");
     out.sample(duration, {}, in.last_sample_seconds);
+    MetricFamily& heap = out.family("gpukill_agent_heap_bytes", "gauge",
+                                    "Heap memory the agent holds (allocated, not yet freed)");
+    out.sample(heap, {}, in.heap_bytes);
     MetricFamily& guard =
         out.family("gpukill_agent_guard_enabled", "gauge", "1 when the agent runs a guard policy");
     out.sample(guard, {}, std::uint64_t{in.guard_enabled ? 1u : 0u});

@@ -54,6 +54,7 @@ struct MetricsInputs {
     const AgentCounters* counters = nullptr;
     RogueCounts rogue;
     double last_sample_seconds = 0;  // how long the last sample took
+    std::uint64_t heap_bytes = 0;    // the agent's own heap in use (host/heap_in_use.hpp)
     bool guard_enabled = false;
     std::string version;  // gpukill's, on gpukill_agent_info
 };
