@@ -168,6 +168,9 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     if (history_warning && log_) log_(*history_warning);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // Before the lock the HTTP workers count their responses under: mallinfo2 takes
+    // every malloc arena's lock in turn.
+    const std::uint64_t heap_bytes = heap_bytes_in_use();
 
     std::lock_guard lock(state_mutex_);
     ++counters_.samples;
@@ -176,7 +179,7 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
                          .counters = &counters_,
                          .rogue = rogue_,
                          .last_sample_seconds = seconds,
-                         .heap_bytes = heap_bytes_in_use(),
+                         .heap_bytes = heap_bytes,
                          .guard_enabled = guard_ != nullptr,
                          .version = GPUKILL_VERSION};
     MetricsOptions options = metrics_options_;
