@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+
+#include <sys/stat.h>
 
 #include "nvml/answers.hpp"
 #include "nvml/driver_session.hpp"
@@ -40,6 +43,18 @@ nvmlReturn_t with_usage(const DeviceContext& device, gpusim::Failure failure, An
     if (!usage) return NVML_ERROR_UNKNOWN;
     answer(*usage);
     return NVML_SUCCESS;
+}
+
+// Seconds since `gpusim init` wrote the host's configuration (it is never rewritten): the
+// simulated driver's uptime, from which its energy counter counts.
+double seconds_since_init(const DeviceContext& device) {
+    struct stat st {};
+    if (::stat(device.driver.root.config_file().c_str(), &st) != 0) return 0;
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    const double elapsed = static_cast<double>(now.tv_sec - st.st_mtim.tv_sec) +
+                           static_cast<double>(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+    return std::max(elapsed, 0.0);
 }
 
 unsigned int milliwatts(double watts) {
@@ -120,6 +135,23 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
                           [&](const gpusim::GpuUsage& usage) {
                               *power = milliwatts(gpusim::power_draw_watts(context.gpu, usage));
                           });
+    });
+}
+
+// Millijoules since the driver loaded. gpusim keeps no running integral (it has no daemon),
+// so the counter is the idle draw over the time since init: it only ever grows, and a
+// reader's rate between two readings is the idle power.
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* energy) {
+    return DriverSession::instance().with_device(device, [&](const DeviceContext& context) {
+        if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        const auto& metric = context.gpu.power_watts;
+        if (const nvmlReturn_t status = metric_status(context.gpu, metric.failure);
+            status != NVML_SUCCESS) {
+            return status;
+        }
+        *energy = static_cast<unsigned long long>(
+            std::llround(metric.value * seconds_since_init(context) * 1000.0));
+        return NVML_SUCCESS;
     });
 }
 

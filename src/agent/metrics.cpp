@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <deque>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct MetricFamily {
     std::string name;  // without _total; counters' samples carry it
     const char* type = "gauge";
     std::string help;
+    // False for a foreign counter whose exporter names it without _total (dcgm-exporter's
+    // energy): its name is kept, and OpenMetrics, which requires the suffix, calls it unknown.
+    bool total_suffix = true;
     std::vector<std::string> samples;  // "name{labels} value" lines, without newline
 };
 
@@ -47,28 +51,28 @@ class Exposition {
   public:
     explicit Exposition(bool openmetrics) : openmetrics_(openmetrics) {}
 
-    MetricFamily& family(std::string name, const char* type, std::string help) {
-        families_.push_back(MetricFamily{std::move(name), type, std::move(help), {}});
+    MetricFamily& family(std::string name, const char* type, std::string help,
+                         bool total_suffix = true) {
+        families_.push_back(MetricFamily{std::move(name), type, std::move(help), total_suffix, {}});
         return families_.back();
     }
     template <class Value>
     void sample(MetricFamily& family, const Labels& labels, Value value) {
-        const bool counter = std::string_view(family.type) == "counter";
-        family.samples.push_back(family.name + (counter ? "_total" : "") + labels_text(labels) +
-                                 " " + number_text(value));
+        family.samples.push_back(family.name + (suffixed(family) ? "_total" : "") +
+                                 labels_text(labels) + " " + number_text(value));
     }
 
     std::string text() const {
         std::string out;
         for (const MetricFamily& family : families_) {
             if (family.samples.empty()) continue;
-            const bool counter = std::string_view(family.type) == "counter";
             // The text format names a counter family by its samples' name; OpenMetrics by
             // the name without _total.
             const std::string declared =
-                family.name + (counter && !openmetrics_ ? "_total" : std::string());
+                family.name + (suffixed(family) && !openmetrics_ ? "_total" : std::string());
+            const bool foreign_counter = is_counter(family) && !family.total_suffix;
             out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", declared, family.help, declared,
-                               family.type);
+                               foreign_counter && openmetrics_ ? "unknown" : family.type);
             for (const std::string& line : family.samples) {
                 out += line;
                 out += '\n';
@@ -79,6 +83,13 @@ class Exposition {
     }
 
   private:
+    static bool is_counter(const MetricFamily& family) {
+        return std::string_view(family.type) == "counter";
+    }
+    static bool suffixed(const MetricFamily& family) {
+        return is_counter(family) && family.total_suffix;
+    }
+
     bool openmetrics_;
     std::deque<MetricFamily> families_;  // a deque: references to earlier ones stay valid
 };
@@ -120,6 +131,7 @@ struct GpuFamilies {
     MetricFamily* util;
     MetricFamily* temp;
     MetricFamily* power;
+    MetricFamily* energy;
     MetricFamily* unaccounted;
     MetricFamily* soft_locked;
     MetricFamily* lost;
@@ -143,6 +155,8 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
                          "Share of time the GPU's engines were busy (0 to 1)");
     f.temp = &out.family("gpukill_gpu_temperature_celsius", "gauge", "GPU temperature");
     f.power = &out.family("gpukill_gpu_power_watts", "gauge", "GPU power draw");
+    f.energy = &out.family("gpukill_gpu_energy_joules", "counter",
+                           "Energy the GPU has used, by its own counter (rate() gives watts)");
     f.unaccounted = &out.family("gpukill_gpu_memory_unaccounted_bytes", "gauge",
                                 "GPU memory in use that no listed process accounts for");
     f.soft_locked = &out.family("gpukill_gpu_soft_locked", "gauge",
@@ -176,6 +190,7 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
             out.sample(*f.temp, labels, static_cast<double>(*r.temperature_celsius));
         }
         if (r.power_watts) out.sample(*f.power, labels, *r.power_watts);
+        if (r.energy_joules) out.sample(*f.energy, labels, *r.energy_joules);
         if (gpu.unattributed_memory_bytes) {
             out.sample(*f.unaccounted, labels, *gpu.unattributed_memory_bytes);
         }
@@ -210,16 +225,17 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
         for (std::size_t i = 0; i < shown; ++i) {
             const ProcessInfo& p = with_memory[i].process->info;
             const std::optional<ContainerInfo>& c = p.container;
-            out.sample(*f.process_memory,
-                       Labels{{"gpu", std::to_string(gpu.index)},
-                              {"UUID", r.uuid.value_or("")},
-                              {"pid", std::to_string(p.pid)},
-                              {"user", p.user},
-                              {"name", p.comm},
-                              {"container", c ? c->id : std::string()},
-                              {"pod", c && c->pod_uid ? *c->pod_uid : std::string()},
-                              {"namespace", std::string()}},
-                       with_memory[i].memory);
+            out.sample(
+                *f.process_memory,
+                Labels{{"gpu", std::to_string(gpu.index)},
+                       {"UUID", r.uuid.value_or("")},
+                       {"pid", std::to_string(p.pid)},
+                       {"user", p.user},
+                       {"name", p.comm},
+                       {"container", c ? c->id : std::string()},
+                       {"pod", c && c->pod_uid ? *c->pod_uid : std::string()},
+                       {"namespace", c && c->pod_namespace ? *c->pod_namespace : std::string()}},
+                with_memory[i].memory);
         }
         std::uint64_t rest = 0;
         for (std::size_t i = shown; i < with_memory.size(); ++i) rest += with_memory[i].memory;
@@ -238,6 +254,9 @@ void dcgm_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOption
     MetricFamily& util = out.family("DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).");
     MetricFamily& temp = out.family("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).");
     MetricFamily& power = out.family("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).");
+    MetricFamily& energy =
+        out.family("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
+                   "Total energy consumption since boot (in mJ).", /*total_suffix=*/false);
     for (const Gpu& gpu : snapshot.gpus) {
         const GpuReading& r = gpu.reading;
         if (r.vendor != Vendor::nvidia) continue;
@@ -250,6 +269,10 @@ void dcgm_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOption
             out.sample(temp, labels, static_cast<double>(*r.temperature_celsius));
         }
         if (r.power_watts) out.sample(power, labels, *r.power_watts);
+        if (r.energy_joules) {
+            out.sample(energy, labels,
+                       static_cast<std::uint64_t>(std::llround(*r.energy_joules * 1000.0)));
+        }
     }
 }
 

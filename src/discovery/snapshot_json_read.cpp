@@ -141,6 +141,7 @@ Gpu read_gpu(const json& doc, Fields& fields) {
     r.temperature_celsius = fields.optional<int>(doc, "temperature_celsius");
     r.power_watts = fields.optional<double>(doc, "power_watts");
     r.power_limit_watts = fields.optional<double>(doc, "power_limit_watts");
+    r.energy_joules = fields.optional<double>(doc, "energy_joules");
     r.ecc_errors_corrected_volatile =
         fields.optional<std::uint64_t>(doc, "ecc_errors_corrected_volatile");
     r.ecc_errors_uncorrected_volatile =
@@ -185,10 +186,12 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
     info.nspid = fields.optional<std::vector<pid_t>>(doc, "nspid").value_or(std::vector<pid_t>{});
     if (auto found = doc.find("container"); found != doc.end() && found->is_object()) {
         Fields inner("container");
-        info.container = ContainerInfo{.runtime = inner.required<std::string>(*found, "runtime"),
-                                       .id = inner.optional<std::string>(*found, "id").value_or(""),
-                                       .pod_uid = inner.optional<std::string>(*found, "pod_uid"),
-                                       .image = inner.optional<std::string>(*found, "image")};
+        info.container =
+            ContainerInfo{.runtime = inner.required<std::string>(*found, "runtime"),
+                          .id = inner.optional<std::string>(*found, "id").value_or(""),
+                          .pod_uid = inner.optional<std::string>(*found, "pod_uid"),
+                          .pod_namespace = inner.optional<std::string>(*found, "pod_namespace"),
+                          .image = inner.optional<std::string>(*found, "image")};
         if (inner.error()) fields.bad("container");
     }
     if (auto found = doc.find("slurm_job"); found != doc.end() && found->is_object()) {

@@ -24,20 +24,30 @@ ContainerRuntimeOptions runtime_settings(const EngineConfig& config) {
     return options;
 }
 
+std::string pod_log_dir(const EngineConfig& config) {
+    if (config.pod_log_dir) return *config.pod_log_dir;
+    if (auto listed = config.environment("GPUKILL_POD_LOG_DIR")) return *listed;
+    return kKubeletPodLogs;
+}
+
 }  // namespace
 
 Engine::Engine(EngineConfig config)
     : config_(std::move(config)),
       action_log_(config_.state_dir, config_.audit_options),
       history_(config_.state_dir, config_.config_dir, config_.environment),
-      images_(runtime_settings(config_)) {}
+      images_(runtime_settings(config_)),
+      pod_namespaces_(pod_log_dir(config_)) {}
 
-void Engine::resolve_images(Snapshot& snapshot) {
-    if (!images_.enabled()) return;
+void Engine::resolve_containers(Snapshot& snapshot) {
     const auto now = std::chrono::steady_clock::now();
     for (SnapshotProcess& process : snapshot.processes) {
         if (!process.info.container || process.gpus.empty()) continue;
-        process.info.container->image = images_.image_of(*process.info.container, now);
+        ContainerInfo& container = *process.info.container;
+        if (images_.enabled()) container.image = images_.image_of(container, now);
+        if (container.pod_uid) {
+            container.pod_namespace = pod_namespaces_.namespace_of(*container.pod_uid, now);
+        }
     }
 }
 
@@ -67,7 +77,7 @@ std::optional<std::string> Engine::record_history(const Snapshot& snapshot) {
 
 Snapshot Engine::discover_host() {
     Snapshot snapshot = discover(config_.roots, backends_, &discovery_);
-    resolve_images(snapshot);
+    resolve_containers(snapshot);
     snapshot.timestamp_unix_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
             .count();
@@ -76,7 +86,7 @@ Snapshot Engine::discover_host() {
 
 Snapshot Engine::discover_processes(const std::vector<pid_t>& pids) {
     Snapshot snapshot = gpukill::discover_processes(config_.roots, backends_, pids);
-    resolve_images(snapshot);
+    resolve_containers(snapshot);
     snapshot.timestamp_unix_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
             .count();

@@ -24,6 +24,7 @@
 #include "engine/audit_trail.hpp"
 #include "engine/history_recorder.hpp"
 #include "host/container_runtime.hpp"
+#include "host/pod_namespaces.hpp"
 #include "host/roots.hpp"
 #include "model/actor.hpp"
 #include "model/result.hpp"
@@ -53,6 +54,10 @@ struct EngineConfig {
     // (host/container_runtime.hpp). Empty: GPUKILL_CONTAINER_SOCKETS from `environment`,
     // else the Docker and Podman defaults; an empty list turns resolution off.
     std::optional<std::vector<std::string>> container_sockets;
+    // The kubelet's pod log directories, which name each pod's namespace
+    // (host/pod_namespaces.hpp). Empty: GPUKILL_POD_LOG_DIR from `environment`, else
+    // /var/log/pods.
+    std::optional<std::string> pod_log_dir;
 };
 
 struct ListRequest {
@@ -106,8 +111,9 @@ class Engine {
 
   private:
     explicit Engine(EngineConfig config);
-    // Each container holder's image from its runtime, cached per container id.
-    void resolve_images(Snapshot& snapshot);
+    // Each container holder's image from its runtime, cached per container id, and its
+    // pod's namespace.
+    void resolve_containers(Snapshot& snapshot);
 
     EngineConfig config_;
     std::vector<std::unique_ptr<Backend>> backends_;
@@ -115,6 +121,7 @@ class Engine {
     ActionLog action_log_;
     HistoryRecorder history_;
     ContainerImageResolver images_;
+    PodNamespaces pod_namespaces_;
 };
 
 }  // namespace gpukill::engine

@@ -2,26 +2,9 @@
 
 #include <fcntl.h>
 
-#include <filesystem>
-#include <system_error>
-
 #include "host/fd_io.hpp"
 
 namespace gpukill::engine {
-
-std::map<std::string, std::string> pod_namespaces_from_names(
-    const std::vector<std::string>& directory_names) {
-    std::map<std::string, std::string> namespaces;
-    for (const std::string& name : directory_names) {
-        const auto first = name.find('_');
-        const auto last = name.rfind('_');
-        if (first == std::string::npos || first == 0 || last == first || last + 1 >= name.size()) {
-            continue;
-        }
-        namespaces[name.substr(last + 1)] = name.substr(0, first);
-    }
-    return namespaces;
-}
 
 std::optional<std::string> environment_value(std::string_view environ, std::string_view name) {
     while (!environ.empty()) {
@@ -37,8 +20,7 @@ std::optional<std::string> environment_value(std::string_view environ, std::stri
 
 std::map<guard::IdentityKey, guard::ProjectFacts> read_project_facts(const guard::Policy& policy,
                                                                      const Snapshot& snapshot,
-                                                                     const HostRoots& roots,
-                                                                     const std::string& pod_logs) {
+                                                                     const HostRoots& roots) {
     std::map<guard::IdentityKey, guard::ProjectFacts> facts;
     bool want_namespaces = false;
     bool want_accounts = false;
@@ -48,23 +30,12 @@ std::map<guard::IdentityKey, guard::ProjectFacts> read_project_facts(const guard
     }
     if (!want_namespaces && !want_accounts) return facts;
 
-    std::map<std::string, std::string> namespaces;
-    if (want_namespaces) {
-        std::vector<std::string> names;
-        std::error_code failed;
-        for (const auto& entry : std::filesystem::directory_iterator(pod_logs, failed)) {
-            names.push_back(entry.path().filename().string());
-        }
-        namespaces = pod_namespaces_from_names(names);
-    }
     for (const SnapshotProcess& process : snapshot.processes) {
         if (!process.info_complete || process.gpus.empty()) continue;
         const ProcessInfo& info = process.info;
         guard::ProjectFacts found;
-        if (info.container && info.container->pod_uid) {
-            if (auto it = namespaces.find(*info.container->pod_uid); it != namespaces.end()) {
-                found.kubernetes_namespace = it->second;
-            }
+        if (want_namespaces && info.container) {
+            found.kubernetes_namespace = info.container->pod_namespace;
         }
         if (want_accounts) {
             const std::string path = roots.procfs + "/" + std::to_string(info.pid) + "/environ";

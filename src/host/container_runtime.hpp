@@ -11,8 +11,8 @@
 //
 // containerd's CRI is gRPC (not spoken here): containers it runs are resolved only when
 // one of the sockets answers for them (a Docker or Podman host). Kubernetes gives the
-// pod UID through the cgroup (ContainerInfo::pod_uid); the pod's name and namespace need
-// the API server and are not read.
+// pod UID through the cgroup (ContainerInfo::pod_uid); its namespace comes from the
+// kubelet's pod log directories (host/pod_namespaces.hpp), never from the API server.
 #pragma once
 
 #include <chrono>

@@ -52,6 +52,9 @@ struct GpuReading {
     std::optional<int> temperature_celsius;
     std::optional<double> power_watts;
     std::optional<double> power_limit_watts;
+    // The board's energy counter: NVML's since the driver loaded, hwmon's energy1_input
+    // since its own origin. Only differences between two readings mean anything.
+    std::optional<double> energy_joules;
     std::optional<std::uint64_t> ecc_errors_corrected_volatile;
     std::optional<std::uint64_t> ecc_errors_uncorrected_volatile;
     std::optional<bool> persistence_mode;

@@ -14,6 +14,9 @@ struct ContainerInfo {
     std::string runtime;                 // "docker", "containerd", "cri-o", "podman", "kubernetes"
     std::string id;                      // full container id (64 hex) where known, else ""
     std::optional<std::string> pod_uid;  // Kubernetes pod UID with dashes, when under kubepods
+    // The pod's namespace, named by the kubelet's pod log directory for pod_uid
+    // (host/pod_namespaces.hpp); unknown where that directory is not visible.
+    std::optional<std::string> pod_namespace;
     // The image the container runtime says it runs ("nvcr.io/nvidia/pytorch:24.01-py3"),
     // from its API (host/container_runtime.hpp); unknown without a reachable runtime.
     std::optional<std::string> image;

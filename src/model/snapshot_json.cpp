@@ -46,6 +46,7 @@ json gpu_json(const Gpu& gpu) {
         {"temperature_celsius", or_null(r.temperature_celsius)},
         {"power_watts", or_null(r.power_watts)},
         {"power_limit_watts", or_null(r.power_limit_watts)},
+        {"energy_joules", or_null(r.energy_joules)},
         {"ecc_errors_corrected_volatile", or_null(r.ecc_errors_corrected_volatile)},
         {"ecc_errors_uncorrected_volatile", or_null(r.ecc_errors_uncorrected_volatile)},
         {"persistence_mode", or_null(r.persistence_mode)},
@@ -65,6 +66,7 @@ json container_json(const std::optional<ContainerInfo>& container) {
     return json{{"runtime", container->runtime},
                 {"id", container->id.empty() ? json(nullptr) : json(container->id)},
                 {"pod_uid", or_null(container->pod_uid)},
+                {"pod_namespace", or_null(container->pod_namespace)},
                 {"image", or_null(container->image)}};
 }
 

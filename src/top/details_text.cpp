@@ -36,8 +36,11 @@ std::vector<std::string> details_lines(const engine::ProcessDetails& details,
     }
     if (info.container) {
         lines.push_back(fmt::format(
-            "container: {} {}{}", info.container->runtime, printable(info.container->id),
-            info.container->pod_uid ? " pod " + *info.container->pod_uid : ""));
+            "container: {} {}{}{}", info.container->runtime, printable(info.container->id),
+            info.container->pod_uid ? " pod " + *info.container->pod_uid : "",
+            info.container->pod_namespace
+                ? " in namespace " + printable(*info.container->pod_namespace)
+                : ""));
     }
     if (holder != nullptr) {
         if (holder->orphaned)

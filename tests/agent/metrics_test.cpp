@@ -23,6 +23,7 @@ Gpu nvidia_gpu(unsigned index, std::uint64_t used) {
     gpu.reading.utilization_percent = 42;
     gpu.reading.temperature_celsius = 61;
     gpu.reading.power_watts = 250.5;
+    gpu.reading.energy_joules = 123456.789;
     gpu.unattributed_memory_bytes = 0;
     return gpu;
 }
@@ -67,6 +68,8 @@ TEST(AgentMetrics, GpuFamiliesCarryDcgmExporterLabelNames) {
     EXPECT_TRUE(has(text, "gpukill_gpu_utilization_ratio" + labels + " 0.42\n"));
     EXPECT_TRUE(has(text, "gpukill_gpu_temperature_celsius" + labels + " 61\n"));
     EXPECT_TRUE(has(text, "gpukill_gpu_power_watts" + labels + " 250.5\n"));
+    EXPECT_TRUE(has(text, "# TYPE gpukill_gpu_energy_joules_total counter\n")) << text;
+    EXPECT_TRUE(has(text, "gpukill_gpu_energy_joules_total" + labels + " 123456.789\n"));
     EXPECT_TRUE(has(text, "# TYPE gpukill_gpu_memory_used_bytes gauge\n"));
     EXPECT_FALSE(has(text, "DCGM_FI_DEV_FB_USED")) << "only with dcgm_names";
 
@@ -89,6 +92,17 @@ TEST(AgentMetrics, DcgmNamesForNvidiaGpusOnlyInDcgmUnits) {
     EXPECT_TRUE(has(text, "Hostname=\"node7\"} 3072\n")) << "MiB";
     EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\""));
     EXPECT_FALSE(has(text, "DCGM_FI_DEV_FB_USED{gpu=\"1\"")) << "AMD is not DCGM's";
+    // dcgm-exporter's energy counter: millijoules, its own name without _total.
+    EXPECT_TRUE(has(text, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n")) << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\","));
+    EXPECT_TRUE(has(text, "Hostname=\"node7\"} 123456789\n")) << "mJ";
+    EXPECT_FALSE(has(text, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total"));
+    // OpenMetrics requires _total on counters, so the foreign name is declared unknown.
+    const std::string open =
+        render(snapshot, MetricsOptions{.dcgm_names = true, .openmetrics = true});
+    EXPECT_TRUE(has(open, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown\n")) << open;
+    EXPECT_TRUE(has(open, "# TYPE gpukill_gpu_energy_joules counter\n"));
+    EXPECT_TRUE(has(open, "gpukill_gpu_energy_joules_total{gpu=\"0\""));
     // gpukill's own families cover every vendor; the AMD GPU's device is its DRM card.
     EXPECT_TRUE(has(text,
                     "gpukill_gpu_memory_used_bytes{gpu=\"1\",UUID=\"GPU-1\","

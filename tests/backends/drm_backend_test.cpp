@@ -145,6 +145,8 @@ TEST(DrmBackend, IntelPowerComesFromEnergyAcrossReads) {
     EXPECT_EQ(first[0].vendor, Vendor::intel);
     EXPECT_EQ(first[0].name, "Intel GPU 0xe20b");
     EXPECT_NEAR(*first[0].power_watts, 190.0, 1e-6);
+    // The counter itself, as read after the wait: what energy metrics export.
+    EXPECT_NEAR(*first[0].energy_joules, 1019.0, 1e-6);
     EXPECT_DOUBLE_EQ(*first[0].power_limit_watts, 190.0);
     EXPECT_FALSE(first[0].utilization_percent);  // xe has no busy percentage in sysfs
     ASSERT_TRUE(first[0].processes);
@@ -160,12 +162,14 @@ TEST(DrmBackend, IntelPowerComesFromEnergyAcrossReads) {
     auto second = backend.read_gpus();
     EXPECT_EQ(time.sleeps.size(), 1u);
     EXPECT_NEAR(*second[0].power_watts, 200.0, 1e-6);
+    EXPECT_NEAR(*second[0].energy_joules, 1419.0, 1e-6);
 
     // A counter that went backwards (driver reload, wrap) gives no power this time ...
     time.now += 1s;
     sys.write(kXeEnergy, "5000000\n");
     auto third = backend.read_gpus();
     EXPECT_FALSE(third[0].power_watts);
+    EXPECT_NEAR(*third[0].energy_joules, 5.0, 1e-6);  // the counter as it is, gone back or not
     EXPECT_TRUE(third[0].problems.empty());
 
     // ... and the next read measures from the new value.

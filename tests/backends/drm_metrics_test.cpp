@@ -23,7 +23,17 @@ TEST(DrmMetrics, AmdgpuReportsBusyVramGttAndHwmon) {
     EXPECT_EQ(m.hwmon.temperature_celsius, 41);    // the "edge" sensor, not junction or memory
     EXPECT_DOUBLE_EQ(*m.hwmon.power_watts, 28.0);  // power1_average
     EXPECT_DOUBLE_EQ(*m.hwmon.power_limit_watts, 339.0);
-    EXPECT_FALSE(m.hwmon.energy_path);
+    EXPECT_FALSE(m.hwmon.energy_path);  // this card has no energy counter
+}
+
+TEST(DrmMetrics, AnEnergyCounterBesidePowerIsReadToo) {
+    SysfsCopy sys("mixed_with_nvidia_drm");
+    const std::string device = "class/drm/card2/device";
+    sys.write(device + "/hwmon/hwmon4/energy1_input", "123456789\n");
+    auto m = read_device_metrics(sys.sysfs() + "/" + device);
+    EXPECT_TRUE(m.problems.empty()) << m.problems.front();
+    EXPECT_DOUBLE_EQ(*m.hwmon.power_watts, 28.0);  // power still comes from power1_average
+    EXPECT_EQ(m.hwmon.energy_microjoules, 123456789u);
 }
 
 TEST(DrmMetrics, Mi300xWithoutAnEdgeSensorShowsItsFirstTemperatureAndPowerInput) {

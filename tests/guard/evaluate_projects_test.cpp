@@ -2,6 +2,7 @@
 
 #include "engine/project_facts.hpp"
 #include "guard_test_support.hpp"
+#include "host/pod_namespaces.hpp"
 
 namespace gpukill::guard::test {
 namespace {
@@ -81,9 +82,9 @@ TEST(GuardProjects, APolicyProjectMustMatchSomethingAndLimitSomething) {
 }
 
 TEST(ProjectFactsReading, PodNamespacesAndTheSlurmAccountFromTheEnvironment) {
-    auto namespaces = engine::pod_namespaces_from_names(
-        {"vision-train_trainer-7f9c_0d1e2f3a-1111-2222-3333-444455556666", "kube-system_x_y",
-         "no-underscores", "_a_b", "a_b_"});
+    auto namespaces =
+        pod_namespaces_from_names({"vision-train_trainer-7f9c_0d1e2f3a-1111-2222-3333-444455556666",
+                                   "kube-system_x_y", "no-underscores", "_a_b", "a_b_"});
     EXPECT_EQ(namespaces.size(), 2u);
     EXPECT_EQ(namespaces["0d1e2f3a-1111-2222-3333-444455556666"], "vision-train");
     EXPECT_EQ(namespaces["y"], "kube-system");

@@ -110,6 +110,9 @@ TEST(List, AnIdleSimulatedHostShowsItsGpusAndNoProcesses) {
         EXPECT_EQ(gpu["unattributed_memory_bytes"], 0);
         EXPECT_GT(gpu["memory_total_bytes"].get<std::uint64_t>(), 0u);
         EXPECT_TRUE(gpu["uuid"].get<std::string>().starts_with("GPU-"));
+        // NVML's energy counter comes through in joules (gpusim: the idle draw since init).
+        EXPECT_TRUE(gpu["energy_joules"].is_number()) << gpu.dump();
+        EXPECT_GE(gpu["energy_joules"].get<double>(), 0.0);
     }
     EXPECT_LT(doc["gpus"][0]["pci_bus_id"].get<std::string>(),
               doc["gpus"][1]["pci_bus_id"].get<std::string>());

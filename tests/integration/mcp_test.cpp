@@ -16,51 +16,10 @@
 
 #include "docker_api_replay.hpp"
 #include "support.hpp"
+#include "test_cgroup.hpp"
 
 namespace gpukill::testing {
 namespace {
-
-// A cgroup named like a Docker container's scope, in the first hierarchy this (root) test
-// may create cgroups in; the processes moved into it go back to the root when it is
-// removed. Empty path() when none can be made.
-class ContainerCgroup {
-  public:
-    explicit ContainerCgroup(const std::string& id) {
-        for (const char* parent :
-             {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
-            const std::string dir = std::string(parent) + "/docker-" + id + ".scope";
-            if (::mkdir(dir.c_str(), 0755) != 0) continue;
-            if (std::filesystem::exists(dir + "/cgroup.procs")) {
-                dir_ = dir;
-                parent_ = parent;
-                return;
-            }
-            ::rmdir(dir.c_str());  // not a cgroup file system (a tmpfs mount point)
-        }
-    }
-    ~ContainerCgroup() {
-        if (dir_.empty()) return;
-        std::ifstream procs(dir_ + "/cgroup.procs");
-        for (std::string pid; std::getline(procs, pid);) {
-            std::ofstream(parent_ + "/cgroup.procs") << pid << "\n";
-        }
-        ::rmdir(dir_.c_str());
-    }
-    ContainerCgroup(const ContainerCgroup&) = delete;
-    ContainerCgroup& operator=(const ContainerCgroup&) = delete;
-
-    bool usable() const { return !dir_.empty(); }
-    bool move(pid_t pid) const {
-        std::ofstream procs(dir_ + "/cgroup.procs");
-        procs << pid << "\n";
-        procs.flush();
-        return static_cast<bool>(procs);
-    }
-
-  private:
-    std::string dir_;
-    std::string parent_;
-};
 
 std::string mcp_hex_id(char first) {
     std::string id(64, '0');
@@ -84,8 +43,8 @@ void run_e2e(const std::string& transport) {
     }
     const std::string official_id = mcp_hex_id('a');
     const std::string unofficial_id = mcp_hex_id('b');
-    ContainerCgroup official_cgroup(official_id);
-    ContainerCgroup unofficial_cgroup(unofficial_id);
+    TestCgroup official_cgroup("docker-" + official_id + ".scope");
+    TestCgroup unofficial_cgroup("docker-" + unofficial_id + ".scope");
     if (!official_cgroup.usable() || !unofficial_cgroup.usable()) {
         GTEST_SKIP() << "no cgroup hierarchy to create a container's cgroup in (needs root)";
     }

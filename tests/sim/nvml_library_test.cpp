@@ -199,6 +199,25 @@ TEST_F(NvmlTest, MetricsFromTheDefaultScenario) {
     EXPECT_EQ(get_ecc(device, 2, 0, &ecc), kInvalidArgument);
 }
 
+TEST_F(NvmlTest, TheEnergyCounterIsTheIdleDrawSinceInitAndOnlyGrows) {
+    ASSERT_NO_FATAL_FAILURE(start());
+    // As if `gpusim init` had run 100 s ago: 70 W idle for 100 s is 7,000,000 mJ.
+    const std::filesystem::path config = root() / "gpusim" / "config.json";
+    std::filesystem::last_write_time(
+        config, std::filesystem::last_write_time(config) - std::chrono::seconds(100));
+    const auto get_energy =
+        nvml().fn<Return(Device, unsigned long long*)>("nvmlDeviceGetTotalEnergyConsumption");
+    const Device device = nvml().device(0);
+    unsigned long long first = 0;
+    ASSERT_EQ(get_energy(device, &first), kSuccess);
+    EXPECT_GE(first, 7'000'000U);
+    EXPECT_LT(first, 7'000'000U + 70'000U * 5) << "within 5 s of the test's own time";
+    unsigned long long second = 0;
+    ASSERT_EQ(get_energy(device, &second), kSuccess);
+    EXPECT_GE(second, first);
+    EXPECT_EQ(get_energy(device, nullptr), kInvalidArgument);
+}
+
 TEST_F(NvmlTest, UnsupportedAndFailingMetricsFromAScenario) {
     ASSERT_NO_FATAL_FAILURE(start(R"(
 gpus:
@@ -213,6 +232,11 @@ gpus:
                                                                                         &value),
               kNotSupported);
     EXPECT_EQ(nvml().fn<GetUnsigned>("nvmlDeviceGetPowerUsage")(device, &value), kNotSupported);
+    unsigned long long energy = 0;
+    EXPECT_EQ(nvml().fn<Return(Device, unsigned long long*)>("nvmlDeviceGetTotalEnergyConsumption")(
+                  device, &energy),
+              kNotSupported)
+        << "no power meter, no energy counter";
     unsigned long long ecc = 0;
     EXPECT_EQ(nvml().fn<Return(Device, int, int, unsigned long long*)>(
                   "nvmlDeviceGetTotalEccErrors")(device, 1, 0, &ecc),
@@ -333,6 +357,7 @@ TEST_F(NvmlTest, TheCurrentDriverExportsEveryEntryPoint) {
                              "nvmlDeviceGetPowerUsage",
                              "nvmlDeviceGetPowerManagementLimit",
                              "nvmlDeviceGetEnforcedPowerLimit",
+                             "nvmlDeviceGetTotalEnergyConsumption",
                              "nvmlDeviceGetTotalEccErrors",
                              "nvmlDeviceGetPersistenceMode",
                              "nvmlDeviceGetMigMode",

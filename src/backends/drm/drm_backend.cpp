@@ -140,7 +140,10 @@ std::vector<GpuReading> DrmBackend::read_gpus() {
         gpu.power_limit_watts = metrics.hwmon.power_limit_watts;
         for (std::string& problem : metrics.problems) gpu.problems.push_back(std::move(problem));
 
-        if (metrics.hwmon.energy_path && metrics.hwmon.energy_microjoules) {
+        if (metrics.hwmon.energy_microjoules) {
+            gpu.energy_joules = static_cast<double>(*metrics.hwmon.energy_microjoules) / 1e6;
+        }
+        if (!gpu.power_watts && metrics.hwmon.energy_path && metrics.hwmon.energy_microjoules) {
             const EnergySample sample{*metrics.hwmon.energy_microjoules, options_.now()};
             if (auto earlier = last_energy_.find(card.pci_bus_id); earlier != last_energy_.end()) {
                 // A counter that went backwards (reset, wrapped) gives no power this time.
@@ -174,6 +177,7 @@ std::vector<GpuReading> DrmBackend::read_gpus() {
             auto microjoules = read_energy_counter(first.path, gpu.problems);
             if (!microjoules) continue;
             const EnergySample second{*microjoules, options_.now()};
+            gpu.energy_joules = static_cast<double>(*microjoules) / 1e6;
             gpu.power_watts = power_from_energy(first.first, second);
             energy_now[*gpu.pci_bus_id] = second;
         }

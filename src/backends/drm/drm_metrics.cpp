@@ -91,12 +91,10 @@ HwmonReading read_hwmon(const std::string& dir, std::vector<std::string>& proble
     if (reading.power_limit_watts && *reading.power_limit_watts <= 0) {
         reading.power_limit_watts.reset();
     }
-    if (!reading.power_watts) {
-        const std::string energy = dir + "/energy1_input";
-        reading.energy_microjoules =
-            read_parsed(energy, "energy", parse_unsigned_attribute, problems);
-        if (reading.energy_microjoules) reading.energy_path = energy;
-    }
+    // Read even beside a power file: the counter is what energy metrics export.
+    const std::string energy = dir + "/energy1_input";
+    reading.energy_microjoules = read_parsed(energy, "energy", parse_unsigned_attribute, problems);
+    if (reading.energy_microjoules) reading.energy_path = energy;
     return reading;
 }
 

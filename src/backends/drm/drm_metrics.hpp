@@ -2,7 +2,7 @@
 //   amdgpu: DEVICE/gpu_busy_percent, mem_info_vram_{total,used}, mem_info_gtt_{total,used}
 //   hwmon (DEVICE/hwmon/hwmonN, any driver): tempN_input (the "edge" sensor, else the
 //   first), power1_average else power1_input, power1_cap else power1_max (the limit),
-//   and energy1_input where the driver gives energy but no power (i915, xe).
+//   and energy1_input, the energy counter (i915 and xe give it instead of power).
 // A file the driver does not offer leaves the value unknown; a file that exists but
 // cannot be read adds a problem line. A runtime-suspended GPU is not woken up: its
 // busy percentage and hwmon sensors are not read (reading them would power it up).
@@ -20,7 +20,7 @@ struct HwmonReading {
     std::optional<int> temperature_celsius;
     std::optional<double> power_watts;
     std::optional<double> power_limit_watts;
-    // Set when the driver reports energy but no power: the counter's file and its value.
+    // The energy counter's file and its value (microjoules), where the driver has one.
     std::optional<std::string> energy_path;
     std::optional<std::uint64_t> energy_microjoules;
 };

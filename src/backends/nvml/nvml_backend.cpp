@@ -236,6 +236,12 @@ GpuReading NvmlBackend::read_one(unsigned index) {
             gpu.power_limit_watts = milliwatts / 1000.0;
         }
     }
+    if (f.device_get_total_energy_consumption != nullptr) {
+        unsigned long long millijoules = 0;
+        if (f.device_get_total_energy_consumption(device, &millijoules) == NVML_SUCCESS) {
+            gpu.energy_joules = static_cast<double>(millijoules) / 1000.0;
+        }
+    }
     if (f.device_get_total_ecc_errors != nullptr) {
         unsigned long long count = 0;
         if (f.device_get_total_ecc_errors(device, NVML_MEMORY_ERROR_TYPE_CORRECTED,

@@ -92,6 +92,7 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::open(const std::string& path) 
     bind(handle, f.device_get_power_usage, {"nvmlDeviceGetPowerUsage"});
     bind(handle, f.device_get_enforced_power_limit,
          {"nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit"});
+    bind(handle, f.device_get_total_energy_consumption, {"nvmlDeviceGetTotalEnergyConsumption"});
     bind(handle, f.device_get_total_ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
     bind(handle, f.device_get_persistence_mode, {"nvmlDeviceGetPersistenceMode"});
     bind(handle, f.device_get_mig_mode, {"nvmlDeviceGetMigMode"});

@@ -41,6 +41,9 @@ struct NvmlFunctions {
     nvmlReturn_t (*device_get_temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
     nvmlReturn_t (*device_get_power_usage)(nvmlDevice_t, unsigned int*) = nullptr;
     nvmlReturn_t (*device_get_enforced_power_limit)(nvmlDevice_t, unsigned int*) = nullptr;
+    // Millijoules since the driver was last loaded; Volta and later.
+    nvmlReturn_t (*device_get_total_energy_consumption)(nvmlDevice_t,
+                                                        unsigned long long*) = nullptr;
     nvmlReturn_t (*device_get_total_ecc_errors)(nvmlDevice_t, int, int,
                                                 unsigned long long*) = nullptr;
     nvmlReturn_t (*device_get_persistence_mode)(nvmlDevice_t, int*) = nullptr;

@@ -1,0 +1,69 @@
+// A GPU holder in a Kubernetes pod, as the kubelet lays one out: a real gpusim workload
+// moved into a kubepods/.../pod<UID>/<container id> cgroup, and the pod's log directory
+// NAMESPACE_PODNAME_UID (what a DaemonSet sees of /var/log/pods). The agent's per-process
+// series and `list --json` name the pod and its namespace.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "agent_support.hpp"
+#include "test_cgroup.hpp"
+
+namespace gpukill::testing {
+namespace {
+
+constexpr const char* kPodUid = "5e6f7a8b-1111-2222-3333-444455556666";
+constexpr const char* kContainerId =
+    "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
+
+TEST(AgentPodLabels, AHolderInAPodIsLabelledWithItsPodAndNamespace) {
+    SimulatedHost host;
+    TestCgroup pod(std::string("kubepods/besteffort/pod") + kPodUid + "/" + kContainerId);
+    if (!pod.usable()) GTEST_SKIP() << "no cgroup hierarchy to create a pod's cgroup in (root)";
+    const std::filesystem::path logs =
+        std::filesystem::path(host.root()).parent_path() / "pod-logs";
+    std::filesystem::create_directories(logs /
+                                        (std::string("vision-train_trainer-7f9c_") + kPodUid));
+    std::filesystem::create_directories(logs / "kube-system_coredns-5d78_aaaa");
+
+    Workload trainer = host.run({"--gpu", "0", "--mem", "1G", "--name", "trainer"});
+    ASSERT_TRUE(pod.move(trainer.pid()));
+
+    const CommandResult list =
+        host.gpukill({"list", "--json"}, {{"GPUKILL_POD_LOG_DIR", logs.string()}});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    const nlohmann::json listed = nlohmann::json::parse(list.out);
+    bool found = false;
+    for (const auto& process : listed["processes"]) {
+        if (process["pid"] != trainer.pid()) continue;
+        found = true;
+        EXPECT_EQ(process["container"]["pod_uid"], kPodUid) << process.dump();
+        EXPECT_EQ(process["container"]["pod_namespace"], "vision-train");
+        EXPECT_EQ(process["container"]["id"], kContainerId);
+    }
+    EXPECT_TRUE(found) << listed.dump();
+
+    RunningAgent agent(host, {"--interval", "0.1", "--no-guard"},
+                       {{"GPUKILL_POD_LOG_DIR", logs.string()}});
+    const std::string series = std::string("gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"") +
+                               listed["gpus"][0]["uuid"].get<std::string>() + "\",pid=\"" +
+                               std::to_string(trainer.pid()) + "\",user=\"" + current_user_name() +
+                               "\",name=\"trainer\",container=\"" + kContainerId + "\",pod=\"" +
+                               kPodUid + "\",namespace=\"vision-train\"} 1073741824\n";
+    std::string metrics;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto answer = agent.client().Get("/metrics");
+        if (answer && answer->status == 200) {
+            metrics = answer->body;
+            if (metrics.find(series) != std::string::npos) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polled, bounded
+    }
+    EXPECT_NE(metrics.find(series), std::string::npos) << series << "\nnot in\n" << metrics;
+}
+
+}  // namespace
+}  // namespace gpukill::testing
