@@ -41,6 +41,9 @@ std::vector<std::string> details_lines(const engine::ProcessDetails& details,
             info.container->pod_namespace
                 ? " in namespace " + printable(*info.container->pod_namespace)
                 : ""));
+        if (info.container->image) {
+            lines.push_back("image: " + printable(*info.container->image));
+        }
     }
     if (holder != nullptr) {
         if (holder->orphaned)

@@ -14,9 +14,15 @@ std::string rows_seen_by(const ProcessGpuUse& use) {
     return "file only";
 }
 
+// The image when the runtime named it, without its registry and path (the column is
+// narrow; details show it whole); else the runtime and the id's first 12 digits.
 std::string rows_container(const ProcessInfo& info) {
     if (!info.container) return "";
     const ContainerInfo& c = *info.container;
+    if (c.image && !c.image->empty()) {
+        const auto slash = c.image->rfind('/');
+        return printable(slash == std::string::npos ? *c.image : c.image->substr(slash + 1));
+    }
     if (c.id.empty()) return c.pod_uid ? c.runtime + ":pod " + *c.pod_uid : c.runtime;
     return c.runtime + ":" + c.id.substr(0, 12);
 }

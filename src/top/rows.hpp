@@ -37,7 +37,7 @@ struct Row {
     std::optional<double> cpu_percent;
     std::optional<std::uint64_t> host_memory_bytes;
     std::optional<std::int64_t> running_seconds;
-    std::string container;  // "docker:3f2a9c1b0d4e", empty when none
+    std::string container;  // "pytorch:24.01-py3" (the image), "docker:3f2a9c1b0d4e", or empty
     std::string seen_by;    // "driver+file", "driver", "file only", "kfd (any AMD)", "-"
     bool hidden = false;    // holds the device file, the driver does not list it
     bool orphaned = false;  // its parent died (the worker `kill -9` left behind)

@@ -31,6 +31,27 @@ TEST(TopRows, HiddenHoldersOrphansAndUnaccountedMemoryAreMarked) {
     EXPECT_FALSE(rows[2].actionable);
 }
 
+TEST(TopRows, TheContainerColumnNamesTheImageWhenTheRuntimeDoes) {
+    Snapshot snapshot = host_with(
+        {{100, 1, "alice", 1000, "train", 0, kGiB}, {101, 1, "alice", 1000, "eval", 1, kGiB}});
+    snapshot.processes[0].info.container =
+        ContainerInfo{.runtime = "docker",
+                      .id = "3f2a9c1b0d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcd",
+                      .pod_uid = std::nullopt,
+                      .pod_namespace = std::nullopt,
+                      .image = "nvcr.io/nvidia/pytorch:24.01-py3"};
+    snapshot.processes[1].info.container =
+        ContainerInfo{.runtime = "docker",
+                      .id = "aa2a9c1b0d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcd",
+                      .pod_uid = std::nullopt,
+                      .pod_namespace = std::nullopt,
+                      .image = std::nullopt};
+    const std::vector<Row> rows = rows_of(snapshot);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].container, "pytorch:24.01-py3");
+    EXPECT_EQ(rows[1].container, "docker:aa2a9c1b0d4e") << "no runtime answered: the id";
+}
+
 TEST(TopRows, AnotherUsersProcessIsNotActionableWithoutPrivilege) {
     const Snapshot snapshot = host_with(
         {{100, 1, "alice", 1000, "train", 0, kGiB}, {200, 1, "bob", 1001, "infer", 1, kGiB}});
