@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "mcp/jsonrpc.hpp"
+#include "mcp/stateless_revision.hpp"
 
 namespace gpukill::mcp {
 namespace {
@@ -53,6 +54,40 @@ bool http_supported_version(const std::string& version) {
 
 bool http_accepts(const std::string& accept, std::string_view type) {
     return accept.find(type) != std::string::npos;
+}
+
+void http_send_reply(httplib::Response& res, const nlohmann::json& reply, bool wants_json) {
+    const std::string body = to_line(reply);
+    if (!wants_json) {
+        res.set_header("Cache-Control", "no-cache");
+        res.set_content("event: message\ndata: " + body + "\n\n", "text/event-stream");
+    } else {
+        res.set_content(body, kJsonType);
+    }
+}
+
+// Why the standard headers of a stateless request disagree with its body, if they do:
+// MCP-Protocol-Version and Mcp-Method always, Mcp-Name for the methods that name a
+// tool, prompt or resource.
+std::optional<std::string> http_header_mismatch(const httplib::Request& req,
+                                                const RpcRequest& request,
+                                                const Envelope& envelope) {
+    if (!req.has_header("MCP-Protocol-Version")) return "MCP-Protocol-Version header required";
+    if (req.get_header_value("MCP-Protocol-Version") != envelope.protocol_version) {
+        return "MCP-Protocol-Version header " + req.get_header_value("MCP-Protocol-Version") +
+               " disagrees with the body's " + envelope.protocol_version;
+    }
+    if (!req.has_header("Mcp-Method")) return "Mcp-Method header required";
+    if (req.get_header_value("Mcp-Method") != request.method) {
+        return "Mcp-Method header " + req.get_header_value("Mcp-Method") +
+               " disagrees with the body's method " + request.method;
+    }
+    if (const auto name = mcp_name_of(request.method, request.params)) {
+        if (!req.has_header("Mcp-Name")) return "Mcp-Name header required for " + request.method;
+        const auto sent = decode_mcp_header_value(req.get_header_value("Mcp-Name"));
+        if (!sent || *sent != *name) return "Mcp-Name header disagrees with the body";
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -135,6 +170,17 @@ struct HttpTransport::State {
             return;
         }
         const auto* request = std::get_if<RpcRequest>(&message);
+        const auto* notification = std::get_if<RpcNotification>(&message);
+        const Envelope envelope =
+            read_envelope(request != nullptr ? request->params
+                                             : (notification != nullptr ? notification->params
+                                                                        : nlohmann::json()));
+        const bool header_claims_stateless =
+            req.get_header_value("MCP-Protocol-Version") == kStatelessProtocolVersion;
+        if (envelope.kind != EnvelopeKind::none || header_claims_stateless) {
+            post_stateless(req, res, message, envelope, may_act, wants_json);
+            return;
+        }
         const bool is_initialize = request != nullptr && request->method == "initialize";
         if (req.has_header("MCP-Protocol-Version") && !is_initialize &&
             !http_supported_version(req.get_header_value("MCP-Protocol-Version"))) {
@@ -194,13 +240,48 @@ struct HttpTransport::State {
             res.status = 202;
             return;
         }
-        const std::string body = to_line(*reply);
-        if (!wants_json) {
-            res.set_header("Cache-Control", "no-cache");
-            res.set_content("event: message\ndata: " + body + "\n\n", "text/event-stream");
-        } else {
-            res.set_content(body, kJsonType);
+        http_send_reply(res, *reply, wants_json);
+    }
+
+    // Revision 2026-07-28: no session; each POST stands alone, and its standard headers
+    // must agree with its body (400 otherwise, as a bad envelope is).
+    void post_stateless(const httplib::Request& req, httplib::Response& res,
+                        const RpcMessage& message, const Envelope& envelope, bool may_act,
+                        bool wants_json) {
+        const auto* request = std::get_if<RpcRequest>(&message);
+        const nlohmann::json id = request != nullptr ? request->id : nlohmann::json();
+        if (envelope.kind == EnvelopeKind::none) {
+            res.status = 400;
+            res.set_content(
+                to_line(error_response(id, rpc_code::invalid_params,
+                                       std::string("MCP-Protocol-Version names ") +
+                                           kStatelessProtocolVersion + " but params._meta." +
+                                           kMetaProtocolVersion + " is missing")),
+                kJsonType);
+            return;
         }
+        if (auto refused = envelope_error(id, envelope)) {
+            res.status = 400;
+            res.set_content(to_line(*refused), kJsonType);
+            return;
+        }
+        if (request != nullptr) {
+            if (auto mismatch = http_header_mismatch(req, *request, envelope)) {
+                res.status = 400;
+                res.set_content(to_line(error_response(id, rpc_code::header_mismatch, *mismatch)),
+                                kJsonType);
+                return;
+            }
+        }
+        Session transport;
+        transport.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
+        transport.may_act = may_act;
+        std::optional<nlohmann::json> reply = server.handle(transport, message);
+        if (!reply) {
+            res.status = 202;
+            return;
+        }
+        http_send_reply(res, *reply, wants_json);
     }
 
     void remove(const httplib::Request& req, httplib::Response& res) {

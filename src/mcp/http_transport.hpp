@@ -5,6 +5,11 @@
 //         Mcp-Session-Id header names it, and every later request must carry it (400
 //         without, 404 for an unknown or ended one). MCP-Protocol-Version, when sent,
 //         must be a supported version (400 otherwise).
+//         A request of the stateless revision 2026-07-28 (params._meta names its
+//         protocol version) needs no session and opens none; its MCP-Protocol-Version
+//         and Mcp-Method headers, and Mcp-Name for tools/call, prompts/get and
+//         resources/read, must agree with the body (400, -32020 otherwise), and a
+//         version or envelope the server cannot take is 400 too.
 //   GET   405: this server sends nothing unprompted, so there is no stream to open.
 //   DELETE ends the session.
 // Security: the listener binds 127.0.0.1 unless told otherwise; a foreign Origin is 403

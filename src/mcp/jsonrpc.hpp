@@ -24,6 +24,10 @@ inline constexpr int invalid_params = -32602;
 inline constexpr int internal_error = -32603;
 // Implementation-defined server errors (-32000 to -32099).
 inline constexpr int resource_not_found = -32002;
+// Revision 2026-07-28: a request's protocol version the server does not speak, and an
+// HTTP header that disagrees with the body it travels with.
+inline constexpr int unsupported_protocol_version = -32022;
+inline constexpr int header_mismatch = -32020;
 }  // namespace rpc_code
 
 // The largest message accepted: a request over it is answered, not parsed.

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "mcp/catalog.hpp"
+#include "mcp/stateless_revision.hpp"
 
 namespace gpukill::mcp {
 namespace {
@@ -56,6 +57,9 @@ std::optional<nlohmann::json> Server::handle(Session& session, const RpcMessage&
     if (std::holds_alternative<RpcResponse>(message)) return std::nullopt;
     const RpcRequest& request = std::get<RpcRequest>(message);
     try {
+        const Envelope envelope = read_envelope(request.params);
+        if (envelope.kind != EnvelopeKind::none)
+            return handle_stateless(session, request, envelope);
         return dispatch(session, request);
     } catch (const std::exception& e) {
         // A bug of ours must not end the server for every other client.
@@ -111,6 +115,63 @@ nlohmann::json Server::dispatch(Session& session, const RpcRequest& request) {
     return error_response(request.id, rpc_code::method_not_found, "unknown method: " + method);
 }
 
+nlohmann::json Server::handle_stateless(const Session& transport, const RpcRequest& request,
+                                        const Envelope& envelope) {
+    if (auto refused = envelope_error(request.id, envelope)) return *refused;
+    if (removed_in_stateless_revision(request.method)) {
+        return error_response(
+            request.id, rpc_code::method_not_found,
+            request.method + " does not exist in protocol revision " + kStatelessProtocolVersion);
+    }
+    // Nothing carries over between requests: the transport's own session (stdio's, or an
+    // HTTP connection's token scope and peer) gives only who may act and from where.
+    Session per_request{.initialized = true,
+                        .protocol_version = kStatelessProtocolVersion,
+                        .client_name = envelope.client_name,
+                        .remote = transport.remote,
+                        .log_level = "info",
+                        .may_act = transport.may_act};
+    nlohmann::json answer =
+        request.method == "server/discover"
+            ? result_response(request.id,
+                              nlohmann::json{{"supportedVersions", supported_versions()},
+                                             {"capabilities", capabilities(false)},
+                                             {"instructions", instructions()}})
+            : dispatch(per_request, request);
+    return as_stateless_answer(request.method, std::move(answer), server_info());
+}
+
+nlohmann::json Server::supported_versions() {
+    nlohmann::json versions = nlohmann::json::array({kStatelessProtocolVersion});
+    for (const char* version : kProtocolVersions) versions.push_back(version);
+    return versions;
+}
+
+nlohmann::json Server::capabilities(bool with_logging) {
+    nlohmann::json capabilities{
+        {"tools", {{"listChanged", false}}},
+        {"resources", {{"subscribe", false}, {"listChanged", false}}},
+        {"prompts", {{"listChanged", false}}},
+        {"completions", nlohmann::json::object()},
+    };
+    // logging/setLevel exists only in the handshake revisions.
+    if (with_logging) capabilities["logging"] = nlohmann::json::object();
+    return capabilities;
+}
+
+nlohmann::json Server::server_info() const {
+    return {{"name", "gpukill"}, {"title", "gpukill"}, {"version", options_.server_version}};
+}
+
+std::string Server::instructions() const {
+    return options_.allow_actions
+               ? "gpukill sees what holds this host's GPUs and gives them back safely. Read "
+                 "with list_gpus, list_processes, explain_gpu; act with plan_kill, then "
+                 "execute_kill_plan with the plan_id it returns."
+               : "gpukill sees what holds this host's GPUs (read-only: the server was "
+                 "started without --allow-actions, so it cannot kill or reset).";
+}
+
 nlohmann::json Server::initialize(Session& session, const RpcRequest& request) {
     const nlohmann::json& params = request.params;
     if (!params.is_object() || !params.contains("protocolVersion") ||
@@ -131,28 +192,12 @@ nlohmann::json Server::initialize(Session& session, const RpcRequest& request) {
     session.initialized = true;
     session.protocol_version = chosen;
     session.client_name = client;
-    nlohmann::json capabilities{
-        {"tools", {{"listChanged", false}}},
-        {"resources", {{"subscribe", false}, {"listChanged", false}}},
-        {"prompts", {{"listChanged", false}}},
-        {"logging", nlohmann::json::object()},
-        {"completions", nlohmann::json::object()},
-    };
-    return result_response(
-        request.id,
-        nlohmann::json{
-            {"protocolVersion", chosen},
-            {"capabilities", capabilities},
-            {"serverInfo",
-             {{"name", "gpukill"}, {"title", "gpukill"}, {"version", options_.server_version}}},
-            {"instructions",
-             options_.allow_actions
-                 ? "gpukill sees what holds this host's GPUs and gives them back safely. Read "
-                   "with list_gpus, list_processes, explain_gpu; act with plan_kill, then "
-                   "execute_kill_plan with the plan_id it returns."
-                 : "gpukill sees what holds this host's GPUs (read-only: the server was "
-                   "started without --allow-actions, so it cannot kill or reset)."},
-        });
+    return result_response(request.id, nlohmann::json{
+                                           {"protocolVersion", chosen},
+                                           {"capabilities", capabilities(true)},
+                                           {"serverInfo", server_info()},
+                                           {"instructions", instructions()},
+                                       });
 }
 
 nlohmann::json Server::call_tool(Session& session, const RpcRequest& request) {

@@ -2,7 +2,9 @@
 // stdio; one per Mcp-Session-Id over HTTP). It answers initialize (version negotiation,
 // capabilities), ping, tools/list and tools/call, resources/list and resources/read,
 // prompts/list and prompts/get, logging/setLevel, and accepts the notifications clients
-// send. Transports hand it one message at a time and send back what it returns.
+// send. A request whose _meta names a protocol version is served by the stateless
+// revision 2026-07-28 instead (server/discover, no session; mcp/stateless_revision.hpp).
+// Transports hand it one message at a time and send back what it returns.
 //
 // Every tool call goes through the engine with the actor {mcp, "mcp:<client name>",
 // remote address}: the same plans, refusals and audit records as the command line.
@@ -27,6 +29,7 @@
 #include "engine/engine.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/plan_store.hpp"
+#include "mcp/stateless_revision.hpp"
 #include "mcp/tools.hpp"
 #include "model/actor.hpp"
 
@@ -72,6 +75,13 @@ class Server {
   private:
     nlohmann::json dispatch(Session& session, const RpcRequest& request);
     nlohmann::json initialize(Session& session, const RpcRequest& request);
+    // A request of the stateless revision (mcp/stateless_revision.hpp).
+    nlohmann::json handle_stateless(const Session& transport, const RpcRequest& request,
+                                    const Envelope& envelope);
+    static nlohmann::json supported_versions();
+    static nlohmann::json capabilities(bool with_logging);
+    nlohmann::json server_info() const;
+    std::string instructions() const;
     nlohmann::json call_tool(Session& session, const RpcRequest& request);
     nlohmann::json read_resource(const RpcRequest& request);
     nlohmann::json get_prompt(const RpcRequest& request);

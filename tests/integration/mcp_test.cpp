@@ -150,5 +150,44 @@ TEST(McpEndToEnd, OverStreamableHttp) {
     run_e2e("http");
 }
 
+// Revision 2026-07-28 (stateless) through the SDK's 2.x client, which speaks it: over
+// stdio and Streamable HTTP, with no initialize and no session; a kill planned and
+// executed that way ends the workload, and the audit record names that client.
+TEST(McpEndToEnd, TheStatelessRevisionThroughTheSdks2xClient) {
+    const std::string node = GPUKILL_NODE;
+    const std::string scripts = GPUKILL_MCP_TEST_DIR;
+    if (node.empty() ||
+        !std::filesystem::exists(scripts + "/node_modules/@modelcontextprotocol/client")) {
+        GTEST_SKIP() << "Node or the MCP SDK 2.x client is missing: run scripts/setup.sh";
+    }
+    SimulatedHost host;
+    const std::string dir = std::filesystem::path(host.root()).parent_path().string();
+    Workload target = host.run({"--gpu", "0", "--mem", "1G", "--name", "mcp-stateless"});
+    Workload bystander = host.run({"--gpu", "1", "--mem", "512M", "--name", "mcp-bystander"});
+    const std::string token = "stateless-secret-" + std::string(40, 's');
+    const std::string token_file = dir + "/mcp-tokens";
+    std::ofstream(token_file) << "e2e read,act " << token << "\n";
+    ::chmod(token_file.c_str(), 0600);
+    std::map<std::string, std::string> env = host.env();
+    env["MCP_E2E"] = nlohmann::json{
+        {"gpukill", GPUKILL_BIN},
+        {"kill_pid", target.pid()},
+        {"token_file", token_file},
+        {"token", token}}.dump();
+
+    const CommandResult run = run_command({node, scripts + "/e2e_stateless.mjs"}, env, 120);
+    ASSERT_EQ(run.exit_code, 0) << "stdout:\n" << run.out << "\nstderr:\n" << run.err;
+    for (const char* step : {"stdio: 2026-07-28 negotiated", "stdio: plan and execute a kill",
+                             "stdio auto: the probe settles on 2026-07-28",
+                             "http: 2026-07-28 negotiated", "http: headers must agree"}) {
+        EXPECT_NE(run.out.find(step), std::string::npos) << step << " not checked:\n" << run.out;
+    }
+    EXPECT_FALSE(process_alive(target.pid()));
+    EXPECT_TRUE(process_alive(bystander.pid()));
+    EXPECT_EQ(host.list_json()["gpus"][0]["memory_used_bytes"], 0) << "its memory came back";
+    const std::string audit = mcp_read_file(env["GPUKILL_STATE_DIR"] + "/audit.jsonl");
+    EXPECT_NE(audit.find("mcp:gpukill-e2e-stateless"), std::string::npos) << audit;
+}
+
 }  // namespace
 }  // namespace gpukill::testing

@@ -87,6 +87,79 @@ std::vector<std::string> listed_names(const nlohmann::json& reply) {
     return names;
 }
 
+nlohmann::json stateless_params(nlohmann::json params = nlohmann::json::object(),
+                                const std::string& version = kStatelessProtocolVersion) {
+    params["_meta"] = {{kMetaProtocolVersion, version},
+                       {kMetaClientCapabilities, nlohmann::json::object()},
+                       {kMetaClientInfo, {{"name", "modern client"}, {"version", "2"}}}};
+    return params;
+}
+
+TEST_F(McpServerTest, StatelessRequestsNeedNoInitializeAndCarryTheRevisionsFields) {
+    Server server(*engine_, {.allow_actions = true, .server_version = "9.9"});
+    Session transport;  // never initialised: the stateless revision has no handshake
+    auto discovered = call(server, transport, "server/discover", stateless_params());
+    const nlohmann::json& d = discovered["result"];
+    EXPECT_EQ(d["supportedVersions"][0], kStatelessProtocolVersion) << discovered.dump();
+    EXPECT_EQ(d["resultType"], "complete");
+    EXPECT_TRUE(d["capabilities"].contains("tools"));
+    EXPECT_FALSE(d["capabilities"].contains("logging")) << "setLevel is not in 2026-07-28";
+    EXPECT_EQ(d["ttlMs"], 0);
+    EXPECT_EQ(d["cacheScope"], "private");
+    EXPECT_EQ(d["_meta"][kMetaServerInfo]["version"], "9.9");
+
+    auto tools = call(server, transport, "tools/list", stateless_params());
+    EXPECT_EQ(tools["result"]["resultType"], "complete");
+    EXPECT_EQ(tools["result"]["cacheScope"], "private");
+    EXPECT_FALSE(listed_names(tools).empty());
+    auto listed =
+        call(server, transport, "tools/call",
+             stateless_params({{"name", "list_gpus"}, {"arguments", nlohmann::json::object()}}));
+    EXPECT_EQ(listed["result"]["resultType"], "complete");
+    EXPECT_FALSE(listed["result"]["isError"].get<bool>()) << listed.dump();
+    EXPECT_FALSE(listed["result"].contains("ttlMs")) << "a tool call is not cacheable";
+    // Nothing was initialised for the transport by any of it.
+    EXPECT_FALSE(transport.initialized);
+
+    // A resource that does not exist is invalid params naming its uri.
+    auto missing =
+        call(server, transport, "resources/read", stateless_params({{"uri", "gpukill://gpu/99"}}));
+    EXPECT_EQ(missing["error"]["code"], rpc_code::invalid_params) << missing.dump();
+    EXPECT_EQ(missing["error"]["data"]["uri"], "gpukill://gpu/99");
+}
+
+TEST_F(McpServerTest, StatelessRequestsWithAnotherVersionOrABadEnvelopeAreRefused) {
+    Server server(*engine_, {});
+    Session transport;
+    auto future = call(server, transport, "tools/list",
+                       stateless_params(nlohmann::json::object(), "2099-01-01"));
+    EXPECT_EQ(future["error"]["code"], rpc_code::unsupported_protocol_version);
+    EXPECT_EQ(future["error"]["data"]["requested"], "2099-01-01");
+    EXPECT_EQ(future["error"]["data"]["supported"][0], kStatelessProtocolVersion);
+
+    nlohmann::json no_capabilities = stateless_params();
+    no_capabilities["_meta"].erase(kMetaClientCapabilities);
+    EXPECT_EQ(call(server, transport, "tools/list", no_capabilities)["error"]["code"],
+              rpc_code::invalid_params);
+    // The handshake and the methods the revision removed do not exist in it.
+    for (const char* removed : {"initialize", "ping", "logging/setLevel"}) {
+        EXPECT_EQ(call(server, transport, removed, stateless_params())["error"]["code"],
+                  rpc_code::method_not_found)
+            << removed;
+    }
+    // Without an envelope the same transport is still a handshake-revision session.
+    EXPECT_EQ(call(server, transport, "tools/list")["error"]["code"], rpc_code::invalid_request);
+}
+
+TEST(McpStatelessHeaders, McpNameValuesAreDecodedFromTheirBase64Form) {
+    EXPECT_EQ(decode_mcp_header_value("list_gpus"), "list_gpus");
+    EXPECT_EQ(decode_mcp_header_value("=?base64?IGxpc3Rf?="), " list_");
+    EXPECT_EQ(decode_mcp_header_value("=?base64?w6k=?="), "\xC3\xA9");
+    EXPECT_FALSE(decode_mcp_header_value("=?base64?*bad*?="));
+    EXPECT_EQ(mcp_name_of("resources/read", {{"uri", "gpukill://snapshot"}}), "gpukill://snapshot");
+    EXPECT_FALSE(mcp_name_of("tools/list", nlohmann::json::object()));
+}
+
 TEST_F(McpServerTest, ActionToolsExistOnlyWithAllowActions) {
     Server read_only(*engine_, {});
     Session session = initialized(read_only);
