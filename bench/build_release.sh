@@ -17,3 +17,13 @@ release_build() {
         -DGPUKILL_WERROR=OFF >&2
     cmake --build "$build" -j "$(nproc)" --target "$@" >&2
 }
+
+# GPUKILL_BENCH_PREBUILT=DIR: the binaries already in DIR/bin (an ASan build, say);
+# otherwise a Release build of the given targets. Sets $build either way.
+prebuilt_or_release_build() {
+    if [[ -n "${GPUKILL_BENCH_PREBUILT:-}" ]]; then
+        build=$GPUKILL_BENCH_PREBUILT
+    else
+        release_build "$@"
+    fi
+}

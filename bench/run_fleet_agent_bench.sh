@@ -18,12 +18,8 @@ for tool in ip openssl jq; do
     command -v "$tool" >/dev/null || { echo "run_fleet_agent_bench: needs $tool" >&2; exit 1; }
 done
 
-if [[ -n "${GPUKILL_BENCH_PREBUILT:-}" ]]; then
-    build=$GPUKILL_BENCH_PREBUILT
-else
-    source bench/build_release.sh
-    release_build gpukill gpusim nvidia_ml_sim
-fi
+source bench/build_release.sh
+prebuilt_or_release_build gpukill gpusim nvidia_ml_sim
 gpukill=$(realpath "$build/bin/gpukill")
 gpusim=$(realpath "$build/bin/gpusim")
 

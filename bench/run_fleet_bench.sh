@@ -14,12 +14,8 @@ hosts=${1:-32}
 rounds=${2:-5}
 [[ $(id -u) -eq 0 ]] || { echo "run_fleet_bench: needs root (it starts sshd)" >&2; exit 4; }
 
-if [[ -n "${GPUKILL_BENCH_PREBUILT:-}" ]]; then
-    build=$GPUKILL_BENCH_PREBUILT
-else
-    source bench/build_release.sh
-    release_build gpukill gpusim nvidia_ml_sim
-fi
+source bench/build_release.sh
+prebuilt_or_release_build gpukill gpusim nvidia_ml_sim
 gpukill=$(realpath "$build/bin/gpukill")
 gpusim=$(realpath "$build/bin/gpusim")
 

@@ -11,12 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-40}
 
-if [[ -n "${GPUKILL_BENCH_PREBUILT:-}" ]]; then
-    build=$GPUKILL_BENCH_PREBUILT
-else
-    source bench/build_release.sh
-    release_build gpukill gpusim nvidia_ml_sim
-fi
+source bench/build_release.sh
+prebuilt_or_release_build gpukill gpusim nvidia_ml_sim
 gpukill=$PWD/$build/bin/gpukill
 gpusim=$PWD/$build/bin/gpusim
 

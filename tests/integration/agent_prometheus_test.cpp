@@ -87,14 +87,8 @@ class Prometheus {
     // Waits (bounded) until `promql` gives `expected`; the last value seen.
     std::optional<double> wait_for(const std::string& promql, double expected,
                                    double timeout_seconds = 8) const {
-        std::optional<double> seen;
-        const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-        while (Clock::now() < deadline) {
-            seen = query(promql);
-            if (seen && *seen == expected) return seen;
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));  // polled, bounded
-        }
-        return seen;
+        return wait_until(
+            promql, [expected](double v) { return v == expected; }, timeout_seconds);
     }
 
   private:

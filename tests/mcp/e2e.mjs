@@ -15,6 +15,7 @@ import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startHttp as startGpukillHttp, stopChild, withTimeout } from "./e2e_support.mjs";
 
 const cfg = JSON.parse(process.env.MCP_E2E);
 const kind = process.env.MCP_E2E_TRANSPORT;
@@ -22,43 +23,6 @@ const OFFICIAL_IMAGE = "^(docker\\.io/)?(library/)?[a-z0-9._-]+(:[^/]*)?$";
 const checks = [];
 const check = (name) => checks.push(name);
 
-function withTimeout(promise, ms, what) {
-    let timer;
-    return Promise.race([
-        promise,
-        new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
-        }),
-    ]).finally(() => clearTimeout(timer));
-}
-
-// gpukill mcp --http on a free loopback port; resolves with the URL from its ready line.
-async function startHttp(args) {
-    const child = spawn(cfg.gpukill, ["mcp", "--http", "--listen", "127.0.0.1:0", ...args], {
-        stdio: ["ignore", "ignore", "pipe"],
-    });
-    let seen = "";
-    const url = await withTimeout(
-        new Promise((resolve, reject) => {
-            child.stderr.on("data", (chunk) => {
-                seen += chunk;
-                const match = /listening on (http:\/\/\S+)/.exec(seen);
-                if (match) resolve(match[1]);
-            });
-            child.on("exit", (code) => reject(new Error(`gpukill mcp exited ${code}: ${seen}`)));
-        }),
-        30000,
-        "the HTTP ready line",
-    );
-    return { child, url };
-}
-
-async function stopChild(child) {
-    if (child.exitCode !== null) return child.exitCode;
-    child.kill("SIGTERM");
-    const [code] = await once(child, "exit");
-    return code;
-}
 
 async function connect(args, token) {
     const client = new Client({ name: "gpukill-e2e", version: "1.0.0" });
@@ -73,7 +37,7 @@ async function connect(args, token) {
             stderr: "ignore",
         });
     } else {
-        ({ child, url } = await startHttp(args));
+        ({ child, url } = await startGpukillHttp(cfg.gpukill, args));
         const headers = token ? { Authorization: `Bearer ${token}` } : {};
         transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
     }
@@ -215,7 +179,7 @@ function rawPost(url, body, headers = {}) {
 }
 
 async function httpSecurityAndFraming() {
-    const { child, url } = await startHttp(["--allow-actions", "--token-file", cfg.token_file]);
+    const { child, url } = await startGpukillHttp(cfg.gpukill, ["--allow-actions", "--token-file", cfg.token_file]);
     const auth = { Authorization: `Bearer ${cfg.token}` };
     const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
         params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });

@@ -7,53 +7,16 @@
 // The simulator's environment (GPUKILL_*) is inherited and passed to gpukill.
 // Prints one JSON line {"ok": true, "checks": [...]} and exits 0 when every check passed.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { startHttp as startGpukillHttp, stopChild, withTimeout } from "./e2e_support.mjs";
 
 const REVISION = "2026-07-28";
 const cfg = JSON.parse(process.env.MCP_E2E);
 const checks = [];
 const check = (name) => checks.push(name);
 
-function withTimeout(promise, ms, what) {
-    let timer;
-    return Promise.race([
-        promise,
-        new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
-        }),
-    ]).finally(() => clearTimeout(timer));
-}
-
-async function startHttp(args) {
-    const child = spawn(cfg.gpukill, ["mcp", "--http", "--listen", "127.0.0.1:0", ...args], {
-        stdio: ["ignore", "ignore", "pipe"],
-    });
-    let seen = "";
-    const url = await withTimeout(
-        new Promise((resolve, reject) => {
-            child.stderr.on("data", (chunk) => {
-                seen += chunk;
-                const match = /listening on (http:\/\/\S+)/.exec(seen);
-                if (match) resolve(match[1]);
-            });
-            child.on("exit", (code) => reject(new Error(`gpukill mcp exited ${code}: ${seen}`)));
-        }),
-        30000,
-        "the HTTP ready line",
-    );
-    return { child, url };
-}
-
-async function stopChild(child) {
-    if (child.exitCode !== null) return child.exitCode;
-    child.kill("SIGTERM");
-    const [code] = await once(child, "exit");
-    return code;
-}
 
 function newClient(mode) {
     return new Client({ name: "gpukill-e2e-stateless", version: "2.0.0" }, { versionNegotiation: { mode } });
@@ -168,7 +131,7 @@ async function main() {
     }
     // Streamable HTTP with a token, pinned.
     {
-        const { child, url } = await startHttp(["--allow-actions", "--token-file", cfg.token_file]);
+        const { child, url } = await startGpukillHttp(cfg.gpukill, ["--allow-actions", "--token-file", cfg.token_file]);
         try {
             const client = newClient({ pin: REVISION });
             const transport = new StreamableHTTPClientTransport(new URL(url), {
