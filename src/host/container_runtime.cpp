@@ -218,22 +218,29 @@ std::optional<std::string> ContainerImageResolver::image_of(const ContainerInfo&
         return found->second.image;
     }
     prune(now);
-    std::optional<std::string> image = ask(container.id);
+    Answer answer = ask(container.id);
     if (cache_.size() < options_.max_entries) {
-        cache_[container.id] = Entry{image, now + options_.ttl};
+        cache_[container.id] =
+            Entry{answer.image, now + (answer.definitive ? options_.ttl : options_.retry_after)};
     }
-    return image;
+    return answer.image;
 }
 
-std::optional<std::string> ContainerImageResolver::ask(const std::string& id) {
+ContainerImageResolver::Answer ContainerImageResolver::ask(const std::string& id) {
+    // Definitive when every runtime present answered (404 included); a socket that is
+    // not there is not a runtime and says nothing either way.
+    bool definitive = true;
     for (const std::string& socket : options_.sockets) {
         struct stat st {};
         if (::stat(socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
         auto body = unix_socket_http_get(socket, "/containers/" + id + "/json", options_.timeout);
-        if (!body) continue;  // another runtime may know it
-        if (auto image = image_from_inspect(*body)) return image;
+        if (!body) {  // another runtime may know it
+            if (body.error().category != ErrorCategory::not_found) definitive = false;
+            continue;
+        }
+        if (auto image = image_from_inspect(*body)) return Answer{std::move(image), true};
     }
-    return std::nullopt;
+    return Answer{std::nullopt, definitive};
 }
 
 void ContainerImageResolver::prune(SteadyTime now) {

@@ -6,8 +6,10 @@
 // The cgroup says which container a process is in (cgroup_parse); only the runtime
 // knows the image. Answers are cached per container id for `ttl` (a container's image
 // never changes, but ids are reused rarely and a cache must not grow for weeks), at
-// most `max_entries`. A runtime that is not there costs one failed connect per socket
-// per snapshot at most: without any socket present, nothing is asked.
+// most `max_entries`; a runtime that did not answer (timed out, refused, an error
+// status) is asked again after `retry_after`, since a busy runtime is not an answer. A runtime that
+// is not there costs one failed connect per socket per snapshot at most: without any socket
+// present, nothing is asked.
 //
 // containerd's CRI is gRPC (not spoken here): containers it runs are resolved only when
 // one of the sockets answers for them (a Docker or Podman host). Kubernetes gives the
@@ -33,6 +35,9 @@ struct ContainerRuntimeOptions {
     std::chrono::seconds ttl{300};
     std::size_t max_entries = 1024;
     std::chrono::milliseconds timeout{500};  // per request: connect, send and read
+    // A runtime that did not answer (timed out, refused, an error status) is asked again
+    // after this, not after `ttl`: a busy runtime must not hide an image for minutes.
+    std::chrono::seconds retry_after{2};
 };
 
 // GPUKILL_CONTAINER_SOCKETS (colon-separated paths; empty turns resolution off), else
@@ -66,7 +71,11 @@ class ContainerImageResolver {
         std::optional<std::string> image;
         std::chrono::steady_clock::time_point expires;
     };
-    std::optional<std::string> ask(const std::string& id);
+    struct Answer {
+        std::optional<std::string> image;
+        bool definitive = false;  // a runtime answered: the image, or that it has none
+    };
+    Answer ask(const std::string& id);
     void prune(std::chrono::steady_clock::time_point now);
 
     ContainerRuntimeOptions options_;

@@ -3,8 +3,13 @@
 // 404 for an unknown container, the cache, and no socket at all.
 #include "host/container_runtime.hpp"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "../integration/docker_api_replay.hpp"
@@ -74,6 +79,46 @@ TEST_P(ReplayedRuntime, ResolvesKnownContainersAndCachesThem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndChunked, ReplayedRuntime, ::testing::Bool());
+
+// A runtime that accepts a connection and never answers (a busy dockerd): the lookup
+// times out, and that is not an answer to keep for the time to live.
+TEST(ContainerRuntime, ARuntimeThatDidNotAnswerIsAskedAgainSoonAndA404IsKept) {
+    const std::string dir = runtime_temp_dir();
+    const std::string path = dir + "/docker.sock";
+    const int stalled = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+    ASSERT_EQ(::bind(stalled, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::listen(stalled, 4), 0);  // never accepted: the request is never answered
+
+    ContainerImageResolver resolver(
+        ContainerRuntimeOptions{.sockets = {path},
+                                .ttl = std::chrono::seconds(300),
+                                .timeout = std::chrono::milliseconds(100),
+                                .retry_after = std::chrono::seconds(2)});
+    const auto t0 = std::chrono::steady_clock::now();
+    const ContainerInfo container{.runtime = "docker", .id = kOfficialId};
+    EXPECT_EQ(resolver.image_of(container, t0), std::nullopt);
+    ::close(stalled);
+    ::unlink(path.c_str());
+
+    testing::DockerApiReplay replay(path, /*chunked=*/false);
+    replay.add_container(kOfficialId, "python:3.11", "trainer");
+    EXPECT_EQ(resolver.image_of(container, t0 + std::chrono::seconds(1)), std::nullopt)
+        << "within the retry interval: not asked again";
+    EXPECT_EQ(replay.requests(), 0);
+    EXPECT_EQ(resolver.image_of(container, t0 + std::chrono::seconds(3)), "python:3.11")
+        << "asked again after the retry interval, not after the time to live";
+
+    // The runtime's own "no such container" is an answer: kept for the time to live.
+    const ContainerInfo unknown{.runtime = "docker", .id = kOtherId};
+    EXPECT_EQ(resolver.image_of(unknown, t0 + std::chrono::seconds(3)), std::nullopt);
+    const int asked = replay.requests();
+    EXPECT_EQ(resolver.image_of(unknown, t0 + std::chrono::seconds(60)), std::nullopt);
+    EXPECT_EQ(replay.requests(), asked);
+    std::filesystem::remove_all(dir);
+}
 
 TEST(ContainerRuntime, NoSocketMeansNoResolution) {
     ContainerImageResolver off(ContainerRuntimeOptions{});
