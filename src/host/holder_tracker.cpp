@@ -6,6 +6,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,6 +27,23 @@ std::vector<std::string> gpu_device_nodes(const std::string& devfs) {
     std::vector<std::string> paths;
     for (DevfsNode& node : list_gpu_device_nodes(devfs)) paths.push_back(std::move(node.path));
     return paths;
+}
+
+// The directories GPU device nodes appear in (as classify_device_path knows them).
+constexpr const char* kNodeDirectories[] = {"", "/dri", "/accel", "/nvidia-caps"};
+
+// Watches every node directory under `devfs` that exists for new entries; the number
+// watched. A directory that appears later is added when its creation is seen.
+int watch_node_directories(int inotify, const std::string& devfs) {
+    int watched = 0;
+    for (const char* sub : kNodeDirectories) {
+        const std::string dir = devfs + sub;
+        if (::inotify_add_watch(inotify, dir.c_str(),
+                                IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) >= 0) {
+            ++watched;
+        }
+    }
+    return watched;
 }
 
 bool same_holding(const DeviceHolder& a, const DeviceHolder& b) {
@@ -73,10 +91,16 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
         why_not = "no GPU device nodes under " + roots.devfs;
         return nullptr;
     }
+    // Watched for new nodes before the existing ones are marked: a node that appears
+    // in between is then a hotplug event, not a miss.
+    UniqueFd inotify(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (!inotify || watch_node_directories(inotify.get(), roots.devfs) == 0) {
+        why_not = "inotify cannot watch " + roots.devfs +
+                  " for new device nodes: " + std::strerror(errno);
+        return nullptr;
+    }
     for (const std::string& node : nodes) {
-        if (::fanotify_mark(fanotify.get(), FAN_MARK_ADD,
-                            FAN_OPEN | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE, AT_FDCWD,
-                            node.c_str()) != 0) {
+        if (!mark_node(fanotify.get(), node)) {
             why_not = "fanotify cannot watch " + node + ": " + std::strerror(errno);
             return nullptr;
         }
@@ -94,18 +118,50 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
             std::string("process connector: ") + std::strerror(errno) + " (needs CAP_NET_ADMIN)";
         return nullptr;
     }
-    std::unique_ptr<HolderTracker> tracker(
-        new HolderTracker(roots, full_sweep_every, std::move(fanotify), std::move(connector)));
+    std::unique_ptr<HolderTracker> tracker(new HolderTracker(
+        roots, full_sweep_every, std::move(fanotify), std::move(connector), std::move(inotify)));
     tracker->full_sweep();  // after marking: an open during it is an event, not a miss
     return tracker;
 }
 
 HolderTracker::HolderTracker(const HostRoots& roots, std::size_t full_sweep_every,
-                             UniqueFd fanotify, UniqueFd connector)
+                             UniqueFd fanotify, UniqueFd connector, UniqueFd inotify)
     : roots_(roots),
       full_sweep_every_(std::max<std::size_t>(full_sweep_every, 1)),
       fanotify_(std::move(fanotify)),
-      connector_(std::move(connector)) {}
+      connector_(std::move(connector)),
+      inotify_(std::move(inotify)) {}
+
+bool HolderTracker::mark_node(int fanotify, const std::string& node) {
+    return ::fanotify_mark(fanotify, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE,
+                           AT_FDCWD, node.c_str()) == 0;
+}
+
+void HolderTracker::watch_new_nodes() {
+    alignas(inotify_event) char buffer[4096];
+    bool changed = false;
+    for (;;) {
+        const ssize_t n = ::read(inotify_.get(), buffer, sizeof buffer);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            break;  // EAGAIN: drained
+        }
+        changed = true;
+        for (ssize_t at = 0; at < n;) {
+            const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+            if (event->mask & IN_Q_OVERFLOW) events_lost_ = true;
+            at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+        }
+    }
+    if (!changed) return;
+    // A node directory that did not exist at the start (the first DRM GPU's dri/).
+    watch_node_directories(inotify_.get(), roots_.devfs);
+    // Every node marked again: marking a marked inode changes nothing, and a path
+    // removed and made again is a new inode that must be marked.
+    for (const std::string& node : gpu_device_nodes(roots_.devfs)) mark_node(fanotify_.get(), node);
+    // Whoever opened a new node before its mark was not reported: only a sweep finds them.
+    events_lost_ = true;
+}
 
 void HolderTracker::drain_fanotify(std::set<pid_t>& dirty) {
     alignas(fanotify_event_metadata) char buffer[8192];
@@ -228,6 +284,7 @@ void HolderTracker::rescan(const std::set<pid_t>& dirty) {
 
 SweepResult HolderTracker::refresh() {
     std::set<pid_t> dirty;
+    watch_new_nodes();
     drain_fanotify(dirty);
     drain_connector(dirty);
     if (events_lost_ || ++frames_since_sweep_ >= full_sweep_every_) {

@@ -6,7 +6,9 @@
 // exec'd or exited), with sweep_device_holders_of. Every `full_sweep_every` frames, and
 // after lost events, a full sweep replaces the tracked set: the safety net for what no
 // event reports (a descriptor passed over a unix socket), and the check that the
-// tracked set was right (`last_check_matched`).
+// tracked set was right (`last_check_matched`). inotify on the node directories reports
+// nodes created later (a hotplugged GPU): each is marked, and that frame sweeps in full,
+// since whoever opened it before the mark was not reported.
 //
 // Both sources need privilege (CAP_SYS_ADMIN for fanotify, CAP_NET_ADMIN for the
 // connector): without it start() says why and callers sweep every frame as before.
@@ -46,7 +48,10 @@ class HolderTracker {
 
   private:
     HolderTracker(const HostRoots& roots, std::size_t full_sweep_every, UniqueFd fanotify,
-                  UniqueFd connector);
+                  UniqueFd connector, UniqueFd inotify);
+    static bool mark_node(int fanotify, const std::string& node);
+    // New GPU device nodes marked (and a full sweep called for) since the last frame.
+    void watch_new_nodes();
     void drain_fanotify(std::set<pid_t>& dirty);
     void drain_connector(std::set<pid_t>& dirty);
     // The named processes read again: each is a holder now or is dropped.
@@ -58,6 +63,7 @@ class HolderTracker {
     std::size_t full_sweep_every_;
     UniqueFd fanotify_;
     UniqueFd connector_;
+    UniqueFd inotify_;  // the node directories: nodes created or removed
     std::map<pid_t, DeviceHolder> holders_;
     SweepResult last_full_;  // its counts; its holders moved into holders_
     std::size_t frames_since_sweep_ = 0;

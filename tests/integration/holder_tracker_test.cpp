@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,6 +81,37 @@ TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
     tracker->refresh();  // the check
     EXPECT_EQ(tracker->full_sweeps(), 2u);
     EXPECT_TRUE(tracker->last_check_matched());
+}
+
+// A GPU whose device node appears after the tracker started (hotplug): the frame that
+// sees the node sweeps in full (whoever opened it first was not reported), and from then
+// on opening it is an event like any other.
+TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
+    SimulatedHost host;
+    const std::string devfs = host.env().at("GPUKILL_DEVFS");
+    const HostRoots roots{
+        .procfs = "/proc", .sysfs = host.env().at("GPUKILL_SYSFS"), .devfs = devfs};
+    std::string why_not;
+    auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    ASSERT_EQ(tracker->full_sweeps(), 1u);
+
+    const std::string node = devfs + "/nvidia7";
+    std::ofstream(node).flush();  // the simulator's nodes are plain files
+    RunningCommand first(
+        {"/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    ASSERT_EQ(first.read_line(), "opened");
+    const SweepResult seen = tracker->refresh();
+    EXPECT_TRUE(holds(seen, first.pid())) << "opened before its node was marked";
+    EXPECT_EQ(tracker->full_sweeps(), 2u) << "the new node's frame sweeps in full";
+
+    RunningCommand second(
+        {"/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    ASSERT_EQ(second.read_line(), "opened");
+    const SweepResult tracked = tracker->refresh();
+    EXPECT_TRUE(holds(tracked, second.pid())) << "its open is an event now";
+    EXPECT_EQ(tracker->full_sweeps(), 2u) << "found by the event, not by a sweep";
+    EXPECT_EQ(described(tracked), described(sweep_device_holders(roots)));
 }
 
 // Without the privilege the event sources need, no tracker starts and the reason says
