@@ -21,10 +21,14 @@
 namespace gpukill::testing {
 namespace {
 
+// A container id of 64 hex digits, distinct per test process: tests running at once
+// must not share a container's cgroup.
 std::string mcp_hex_id(char first) {
     std::string id(64, '0');
     id[0] = first;
+    const std::string pid = std::to_string(::getpid());
     for (std::size_t i = 1; i < id.size(); ++i) id[i] = "0123456789abcdef"[(i * 7 + first) % 16];
+    for (std::size_t i = 0; i < pid.size(); ++i) id[1 + i] = pid[i];  // decimal digits are hex
     return id;
 }
 

@@ -15,12 +15,17 @@ TestCgroup::TestCgroup(const std::string& relative) {
         if (!std::filesystem::exists(std::string(hierarchy) + "/cgroup.procs")) continue;
         std::vector<std::string> made;
         std::string dir = hierarchy;
+        const std::filesystem::path parts(relative);
         bool ok = true;
-        for (const auto& part : std::filesystem::path(relative)) {
-            dir += "/" + part.string();
+        for (auto part = parts.begin(); part != parts.end(); ++part) {
+            dir += "/" + part->string();
             if (::mkdir(dir.c_str(), 0755) == 0) {
                 made.push_back(dir);
-            } else if (errno != EEXIST) {
+                continue;
+            }
+            // A parent may be shared; the leaf must be this test's alone, or another
+            // test's cleanup would move this one's processes out of it.
+            if (errno != EEXIST || std::next(part) == parts.end()) {
                 ok = false;
                 break;
             }
@@ -28,7 +33,6 @@ TestCgroup::TestCgroup(const std::string& relative) {
         if (ok && std::filesystem::exists(dir + "/cgroup.procs")) {
             hierarchy_ = hierarchy;
             created_ = std::move(made);
-            if (created_.empty() || created_.back() != dir) created_.push_back(dir);
             return;
         }
         for (auto it = made.rbegin(); it != made.rend(); ++it) ::rmdir(it->c_str());

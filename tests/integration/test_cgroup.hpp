@@ -1,8 +1,10 @@
 // A cgroup a (root) test creates to put real processes where a container runtime would:
 // `relative` below the first hierarchy it can create cgroups in (cgroup v1's pids, v1's
 // unified, or the v2 root), e.g. "docker-<id>.scope" or
-// "kubepods/besteffort/pod<uid>/<container id>". Processes moved in go back to the
-// hierarchy's root when it is removed, then its directories go, deepest first.
+// "kubepods/besteffort/pod<uid>/<container id>". The leaf must not exist yet: it is this
+// test's alone (parents may be shared). Processes moved in go back to the hierarchy's
+// root when it is removed, then the directories it made go, deepest first; a shared
+// parent another test still uses stays (rmdir refuses a cgroup that is not empty).
 #pragma once
 
 #include <sys/types.h>
