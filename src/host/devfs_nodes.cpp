@@ -16,7 +16,7 @@ std::vector<DevfsNode> list_gpu_device_nodes(const std::string& devfs) {
     std::vector<DevfsNode> nodes;
     std::error_code failed;
     const std::string root = std::filesystem::weakly_canonical(devfs, failed).string();
-    for (const char* folder : {"", "/dri", "/accel", "/nvidia-caps"}) {
+    for (const char* folder : kGpuNodeDirectories) {
         for (const auto& entry : std::filesystem::directory_iterator(root + folder, failed)) {
             std::string path = entry.path().string();
             auto node = classify_device_path(path, root);

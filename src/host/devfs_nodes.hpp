@@ -33,8 +33,12 @@ struct DevfsNode {
     std::optional<FileIdentity> identity;  // empty when it could not be stat'ed
 };
 
-// Every node classify_device_path knows under `devfs` (its top level, dri/, accel/,
-// nvidia-caps/), in directory order. An unreadable root gives none.
+// The directories under a device root that GPU nodes live in: its top level, dri/,
+// accel/, nvidia-caps/ (as suffixes of the root).
+inline constexpr const char* kGpuNodeDirectories[] = {"", "/dri", "/accel", "/nvidia-caps"};
+
+// Every node classify_device_path knows under `devfs` (kGpuNodeDirectories), in
+// directory order. An unreadable root gives none.
 std::vector<DevfsNode> list_gpu_device_nodes(const std::string& devfs);
 
 }  // namespace gpukill

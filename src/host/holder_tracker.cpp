@@ -29,14 +29,11 @@ std::vector<std::string> gpu_device_nodes(const std::string& devfs) {
     return paths;
 }
 
-// The directories GPU device nodes appear in (as classify_device_path knows them).
-constexpr const char* kNodeDirectories[] = {"", "/dri", "/accel", "/nvidia-caps"};
-
 // Watches every node directory under `devfs` that exists for new entries; the number
 // watched. A directory that appears later is added when its creation is seen.
 int watch_node_directories(int inotify, const std::string& devfs) {
     int watched = 0;
-    for (const char* sub : kNodeDirectories) {
+    for (const char* sub : kGpuNodeDirectories) {
         const std::string dir = devfs + sub;
         if (::inotify_add_watch(inotify, dir.c_str(),
                                 IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) >= 0) {

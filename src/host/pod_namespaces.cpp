@@ -21,18 +21,20 @@ std::map<std::string, std::string> pod_namespaces_from_names(
 
 std::optional<std::string> PodNamespaces::namespace_of(const std::string& pod_uid,
                                                        Clock::time_point now) {
-    if (auto known = namespaces_.find(pod_uid); known != namespaces_.end()) return known->second;
-    if (listed_at_ && now - *listed_at_ < relist_after_) return std::nullopt;
-    listed_at_ = now;
-    std::vector<std::string> names;
-    std::error_code failed;
-    for (std::filesystem::directory_iterator it(dir_, failed), end; !failed && it != end;
-         it.increment(failed)) {
-        names.push_back(it->path().filename().string());
+    const bool may_relist = !listed_at_ || now - *listed_at_ >= relist_after_;
+    if (!namespaces_.contains(pod_uid) && may_relist) {
+        listed_at_ = now;
+        std::vector<std::string> names;
+        std::error_code failed;
+        for (std::filesystem::directory_iterator it(dir_, failed), end; !failed && it != end;
+             it.increment(failed)) {
+            names.push_back(it->path().filename().string());
+        }
+        namespaces_ = pod_namespaces_from_names(names);
     }
-    namespaces_ = pod_namespaces_from_names(names);
-    if (auto known = namespaces_.find(pod_uid); known != namespaces_.end()) return known->second;
-    return std::nullopt;
+    const auto known = namespaces_.find(pod_uid);
+    if (known == namespaces_.end()) return std::nullopt;
+    return known->second;
 }
 
 }  // namespace gpukill

@@ -42,9 +42,14 @@ std::string http_new_session_id() {
     return id;
 }
 
-void http_json_error(httplib::Response& res, int status, int code, const std::string& message) {
+// A JSON-RPC error document as the HTTP answer, with its status.
+void http_error_reply(httplib::Response& res, int status, const nlohmann::json& response) {
     res.status = status;
-    res.set_content(to_line(error_response(nullptr, code, message)), kJsonType);
+    res.set_content(to_line(response), kJsonType);
+}
+
+void http_json_error(httplib::Response& res, int status, int code, const std::string& message) {
+    http_error_reply(res, status, error_response(nullptr, code, message));
 }
 
 bool http_supported_version(const std::string& version) {
@@ -73,14 +78,15 @@ std::optional<std::string> http_header_mismatch(const httplib::Request& req,
                                                 const RpcRequest& request,
                                                 const Envelope& envelope) {
     if (!req.has_header("MCP-Protocol-Version")) return "MCP-Protocol-Version header required";
-    if (req.get_header_value("MCP-Protocol-Version") != envelope.protocol_version) {
-        return "MCP-Protocol-Version header " + req.get_header_value("MCP-Protocol-Version") +
-               " disagrees with the body's " + envelope.protocol_version;
+    if (const std::string version = req.get_header_value("MCP-Protocol-Version");
+        version != envelope.protocol_version) {
+        return "MCP-Protocol-Version header " + version + " disagrees with the body's " +
+               envelope.protocol_version;
     }
     if (!req.has_header("Mcp-Method")) return "Mcp-Method header required";
-    if (req.get_header_value("Mcp-Method") != request.method) {
-        return "Mcp-Method header " + req.get_header_value("Mcp-Method") +
-               " disagrees with the body's method " + request.method;
+    if (const std::string method = req.get_header_value("Mcp-Method"); method != request.method) {
+        return "Mcp-Method header " + method + " disagrees with the body's method " +
+               request.method;
     }
     if (const auto name = mcp_name_of(request.method, request.params)) {
         if (!req.has_header("Mcp-Name")) return "Mcp-Name header required for " + request.method;
@@ -251,25 +257,21 @@ struct HttpTransport::State {
         const auto* request = std::get_if<RpcRequest>(&message);
         const nlohmann::json id = request != nullptr ? request->id : nlohmann::json();
         if (envelope.kind == EnvelopeKind::none) {
-            res.status = 400;
-            res.set_content(
-                to_line(error_response(id, rpc_code::invalid_params,
-                                       std::string("MCP-Protocol-Version names ") +
-                                           kStatelessProtocolVersion + " but params._meta." +
-                                           kMetaProtocolVersion + " is missing")),
-                kJsonType);
+            http_error_reply(res, 400,
+                             error_response(id, rpc_code::invalid_params,
+                                            std::string("MCP-Protocol-Version names ") +
+                                                kStatelessProtocolVersion + " but params._meta." +
+                                                kMetaProtocolVersion + " is missing"));
             return;
         }
         if (auto refused = envelope_error(id, envelope)) {
-            res.status = 400;
-            res.set_content(to_line(*refused), kJsonType);
+            http_error_reply(res, 400, *refused);
             return;
         }
         if (request != nullptr) {
             if (auto mismatch = http_header_mismatch(req, *request, envelope)) {
-                res.status = 400;
-                res.set_content(to_line(error_response(id, rpc_code::header_mismatch, *mismatch)),
-                                kJsonType);
+                http_error_reply(res, 400,
+                                 error_response(id, rpc_code::header_mismatch, *mismatch));
                 return;
             }
         }

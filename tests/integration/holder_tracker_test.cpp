@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <memory>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,15 +99,19 @@ TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
 
     const std::string node = devfs + "/nvidia7";
     std::ofstream(node).flush();  // the simulator's nodes are plain files
-    RunningCommand first(
-        {"/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    const auto opener = [&node] {
+        return std::make_unique<RunningCommand>(std::vector<std::string>{
+            "/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    };
+    const auto first_holder = opener();
+    RunningCommand& first = *first_holder;
     ASSERT_EQ(first.read_line(), "opened");
     const SweepResult seen = tracker->refresh();
     EXPECT_TRUE(holds(seen, first.pid())) << "opened before its node was marked";
     EXPECT_EQ(tracker->full_sweeps(), 2u) << "the new node's frame sweeps in full";
 
-    RunningCommand second(
-        {"/bin/sh", "-c", fmt::format("exec 3<'{}'; echo opened; exec sleep 600", node)});
+    const auto second_holder = opener();
+    RunningCommand& second = *second_holder;
     ASSERT_EQ(second.read_line(), "opened");
     const SweepResult tracked = tracker->refresh();
     EXPECT_TRUE(holds(tracked, second.pid())) << "its open is an event now";

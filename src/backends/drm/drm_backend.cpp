@@ -143,7 +143,7 @@ std::vector<GpuReading> DrmBackend::read_gpus() {
         if (metrics.hwmon.energy_microjoules) {
             gpu.energy_joules = static_cast<double>(*metrics.hwmon.energy_microjoules) / 1e6;
         }
-        if (!gpu.power_watts && metrics.hwmon.energy_path && metrics.hwmon.energy_microjoules) {
+        if (!gpu.power_watts && metrics.hwmon.energy_microjoules) {
             const EnergySample sample{*metrics.hwmon.energy_microjoules, options_.now()};
             if (auto earlier = last_energy_.find(card.pci_bus_id); earlier != last_energy_.end()) {
                 // A counter that went backwards (reset, wrapped) gives no power this time.
