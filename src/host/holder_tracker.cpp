@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "host/devfs_nodes.hpp"
@@ -29,18 +31,37 @@ std::vector<std::string> gpu_device_nodes(const std::string& devfs) {
     return paths;
 }
 
-// Watches every node directory under `devfs` that exists for new entries; the number
-// watched. A directory that appears later is added when its creation is seen.
-int watch_node_directories(int inotify, const std::string& devfs) {
+// Watches every node directory under `devfs` that exists for new entries, recording each
+// watch's directory; the number watched. A directory that appears later is added when its
+// creation is seen.
+int watch_node_directories(int inotify, const std::string& devfs,
+                           std::map<int, std::string>& directories) {
     int watched = 0;
     for (const char* sub : kGpuNodeDirectories) {
         const std::string dir = devfs + sub;
-        if (::inotify_add_watch(inotify, dir.c_str(),
-                                IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) >= 0) {
+        const int wd = ::inotify_add_watch(inotify, dir.c_str(),
+                                           IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR);
+        if (wd >= 0) {
+            directories[wd] = dir;
             ++watched;
         }
     }
     return watched;
+}
+
+// Whether an entry made or removed in a watched directory concerns GPUs: a node
+// classify_device_path knows, or one of the node directories themselves (dri/ made when
+// the first DRM GPU appears). /dev's other churn (ttys, loop devices, shm) is not.
+bool concerns_gpus(const std::string& directory, std::string_view name, bool is_directory,
+                   const std::string& canonical_devfs) {
+    const std::string path = directory + "/" + std::string(name);
+    if (is_directory) {
+        for (const char* sub : kGpuNodeDirectories) {
+            if (*sub != '\0' && path == canonical_devfs + sub) return true;
+        }
+        return false;
+    }
+    return classify_device_path(path, canonical_devfs).has_value();
 }
 
 bool same_holding(const DeviceHolder& a, const DeviceHolder& b) {
@@ -90,8 +111,13 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
     }
     // Watched for new nodes before the existing ones are marked: a node that appears
     // in between is then a hotplug event, not a miss.
+    // Watched by its canonical path: the one classify_device_path judges names against.
+    std::error_code unresolved;
+    const std::string canonical_devfs =
+        std::filesystem::weakly_canonical(roots.devfs, unresolved).string();
+    std::map<int, std::string> directories;
     UniqueFd inotify(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-    if (!inotify || watch_node_directories(inotify.get(), roots.devfs) == 0) {
+    if (!inotify || watch_node_directories(inotify.get(), canonical_devfs, directories) == 0) {
         why_not = "inotify cannot watch " + roots.devfs +
                   " for new device nodes: " + std::strerror(errno);
         return nullptr;
@@ -115,19 +141,23 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
             std::string("process connector: ") + std::strerror(errno) + " (needs CAP_NET_ADMIN)";
         return nullptr;
     }
-    std::unique_ptr<HolderTracker> tracker(new HolderTracker(
-        roots, full_sweep_every, std::move(fanotify), std::move(connector), std::move(inotify)));
+    std::unique_ptr<HolderTracker> tracker(
+        new HolderTracker(roots, full_sweep_every, std::move(fanotify), std::move(connector),
+                          std::move(inotify), canonical_devfs, std::move(directories)));
     tracker->full_sweep();  // after marking: an open during it is an event, not a miss
     return tracker;
 }
 
 HolderTracker::HolderTracker(const HostRoots& roots, std::size_t full_sweep_every,
-                             UniqueFd fanotify, UniqueFd connector, UniqueFd inotify)
+                             UniqueFd fanotify, UniqueFd connector, UniqueFd inotify,
+                             std::string canonical_devfs, std::map<int, std::string> directories)
     : roots_(roots),
       full_sweep_every_(std::max<std::size_t>(full_sweep_every, 1)),
       fanotify_(std::move(fanotify)),
       connector_(std::move(connector)),
-      inotify_(std::move(inotify)) {}
+      inotify_(std::move(inotify)),
+      canonical_devfs_(std::move(canonical_devfs)),
+      watched_directories_(std::move(directories)) {}
 
 bool HolderTracker::mark_node(int fanotify, const std::string& node) {
     return ::fanotify_mark(fanotify, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE,
@@ -143,16 +173,27 @@ void HolderTracker::watch_new_nodes() {
             if (n < 0 && errno == EINTR) continue;
             break;  // EAGAIN: drained
         }
-        changed = true;
         for (ssize_t at = 0; at < n;) {
             const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
-            if (event->mask & IN_Q_OVERFLOW) events_lost_ = true;
             at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+            if (event->mask & IN_Q_OVERFLOW) {
+                events_lost_ = true;
+                changed = true;
+                continue;
+            }
+            const auto directory = watched_directories_.find(event->wd);
+            if (event->len == 0 || directory == watched_directories_.end()) continue;
+            if (concerns_gpus(directory->second, event->name, (event->mask & IN_ISDIR) != 0,
+                              canonical_devfs_)) {
+                changed = true;
+            } else {
+                ++unrelated_node_events_;
+            }
         }
     }
     if (!changed) return;
     // A node directory that did not exist at the start (the first DRM GPU's dri/).
-    watch_node_directories(inotify_.get(), roots_.devfs);
+    watch_node_directories(inotify_.get(), canonical_devfs_, watched_directories_);
     // Every node marked again: marking a marked inode changes nothing, and a path
     // removed and made again is a new inode that must be marked.
     for (const std::string& node : gpu_device_nodes(roots_.devfs)) mark_node(fanotify_.get(), node);

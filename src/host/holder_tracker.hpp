@@ -8,7 +8,9 @@
 // event reports (a descriptor passed over a unix socket), and the check that the
 // tracked set was right (`last_check_matched`). inotify on the node directories reports
 // nodes created later (a hotplugged GPU): each is marked, and that frame sweeps in full,
-// since whoever opened it before the mark was not reported.
+// since whoever opened it before the mark was not reported. Only names that are GPU
+// nodes (or their directories) count: /dev's other churn (ttys, loop devices, shm under
+// a devfs root) costs a read of the queue, not a sweep.
 //
 // Both sources need privilege (CAP_SYS_ADMIN for fanotify, CAP_NET_ADMIN for the
 // connector): without it start() says why and callers sweep every frame as before.
@@ -45,10 +47,13 @@ class HolderTracker {
     bool last_check_matched() const { return last_check_matched_; }
     std::size_t full_sweeps() const { return full_sweeps_; }
     std::size_t processes_rescanned() const { return processes_rescanned_; }
+    // Entries made or removed in the node directories that were not GPU nodes.
+    std::size_t unrelated_node_events() const { return unrelated_node_events_; }
 
   private:
     HolderTracker(const HostRoots& roots, std::size_t full_sweep_every, UniqueFd fanotify,
-                  UniqueFd connector, UniqueFd inotify);
+                  UniqueFd connector, UniqueFd inotify, std::string canonical_devfs,
+                  std::map<int, std::string> directories);
     static bool mark_node(int fanotify, const std::string& node);
     // New GPU device nodes marked (and a full sweep called for) since the last frame.
     void watch_new_nodes();
@@ -64,6 +69,8 @@ class HolderTracker {
     UniqueFd fanotify_;
     UniqueFd connector_;
     UniqueFd inotify_;  // the node directories: nodes created or removed
+    std::string canonical_devfs_;
+    std::map<int, std::string> watched_directories_;  // by watch descriptor
     std::map<pid_t, DeviceHolder> holders_;
     SweepResult last_full_;  // its counts; its holders moved into holders_
     std::size_t frames_since_sweep_ = 0;
@@ -71,6 +78,7 @@ class HolderTracker {
     bool last_check_matched_ = true;
     std::size_t full_sweeps_ = 0;
     std::size_t processes_rescanned_ = 0;
+    std::size_t unrelated_node_events_ = 0;
 };
 
 }  // namespace gpukill

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -117,6 +118,35 @@ TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
     EXPECT_TRUE(holds(tracked, second.pid())) << "its open is an event now";
     EXPECT_EQ(tracker->full_sweeps(), 2u) << "found by the event, not by a sweep";
     EXPECT_EQ(described(tracked), described(sweep_device_holders(roots)));
+}
+
+// /dev changes all the time (ttys, loop devices, shared memory): only entries that are
+// GPU nodes or their directories cost a full sweep.
+TEST(HolderTracker, EntriesInTheDeviceRootThatAreNotGpuNodesCostNoSweep) {
+    SimulatedHost host;
+    const std::string devfs = host.env().at("GPUKILL_DEVFS");
+    const HostRoots roots{
+        .procfs = "/proc", .sysfs = host.env().at("GPUKILL_SYSFS"), .devfs = devfs};
+    std::string why_not;
+    auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    ASSERT_EQ(tracker->full_sweeps(), 1u);
+
+    for (const char* name : {"tty7", "loop3", "nvidia-nvswitch0", "nvidia01", "card0"}) {
+        std::ofstream(devfs + "/" + name).flush();
+    }
+    std::filesystem::create_directory(devfs + "/shm");
+    tracker->refresh();
+    EXPECT_EQ(tracker->full_sweeps(), 1u) << "none of them is a GPU node";
+    EXPECT_EQ(tracker->unrelated_node_events(), 6u);
+
+    std::filesystem::create_directory(devfs + "/accel");  // a directory GPU nodes live in
+    tracker->refresh();
+    EXPECT_EQ(tracker->full_sweeps(), 2u);
+    std::ofstream(devfs + "/accel/accel0").flush();  // and watched from then on
+    tracker->refresh();
+    EXPECT_EQ(tracker->full_sweeps(), 3u);
+    EXPECT_EQ(tracker->unrelated_node_events(), 6u);
 }
 
 // Without the privilege the event sources need, no tracker starts and the reason says
