@@ -3,14 +3,18 @@
 # against one `gpukill list --json`, in one run, on a simulated host with PROCESSES extra
 # idle processes holding 20 descriptors each (default 3000). The watch learns of holders
 # from kernel events (fanotify, the process connector: run as root), with a full sweep
-# every 30 frames; the one-shot list sweeps every process each time.
-# Usage: bench/run_watch_bench.sh [PROCESSES] [SECONDS]
+# every 30 frames, and keeps the GPU processes' details between frames; the one-shot list
+# sweeps every process and reads every detail each time. The workload that holds GPU 0
+# has WORKERS workers (default 4): WORKERS + 1 GPU processes.
+# Usage: bench/run_watch_bench.sh [PROCESSES] [SECONDS] [WORKERS]
+# GPUKILL_BENCH_PREBUILT=DIR measures the binaries in DIR/bin instead of a Release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 processes=${1:-3000}
 seconds=${2:-20}
+workers=${3:-4}
 source bench/build_release.sh
-release_build gpukill gpusim nvidia_ml_sim
+prebuilt_or_release_build gpukill gpusim nvidia_ml_sim
 gpukill="$build/bin/gpukill"
 
 scratch=$(mktemp -d /tmp/gpukill-watch-bench-XXXXXX)
@@ -25,7 +29,7 @@ trap cleanup EXIT
 "$build/bin/gpusim" init --root "$scratch/host" >/dev/null
 eval "$("$build/bin/gpusim" env --root "$scratch/host")"
 export GPUKILL_STATE_DIR="$scratch/state" GPUKILL_CONFIG_DIR="$scratch/config"
-ready=$("$build/bin/gpusim" run --root "$scratch/host" --gpu 0 --mem 1G --workers 4 --background)
+ready=$("$build/bin/gpusim" run --root "$scratch/host" --gpu 0 --mem 1G --workers "$workers" --background)
 workload=$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")
 
 fds=""

@@ -109,9 +109,15 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
         if (!reading.processes) continue;
         for (const DriverProcess& listed : *reading.processes) wanted.insert(listed.pid);
     }
-    for (pid_t pid : wanted) {
-        auto info = read_process(roots, pid);
-        if (info) inputs.processes.push_back(std::move(*info));
+    if (state != nullptr && state->holders) {
+        // Events say which processes exec'd; the tracker's full-sweep frames read all.
+        inputs.processes = state->process_infos.read(
+            roots, wanted, state->holders->details_changed(), state->holders->swept_in_full());
+    } else {
+        for (pid_t pid : wanted) {
+            auto info = read_process(roots, pid);
+            if (info) inputs.processes.push_back(std::move(*info));
+        }
     }
     inputs.holders = std::move(sweep.holders);
     Snapshot snapshot = merge_snapshot(std::move(inputs));

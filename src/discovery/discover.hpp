@@ -10,6 +10,7 @@
 #include "backends/backend.hpp"
 #include "discovery/drm_client_usage.hpp"
 #include "host/holder_tracker.hpp"
+#include "host/process_info_cache.hpp"
 #include "host/roots.hpp"
 #include "model/snapshot.hpp"
 
@@ -19,11 +20,14 @@ namespace gpukill {
 // run): the previous DRM client samples that per-process utilisation is measured
 // against, and from the second snapshot on the event-driven holder tracker
 // (host/holder_tracker.hpp), so a frame rescans only the processes the kernel named
-// instead of sweeping /proc; without the privilege it needs, every frame sweeps.
+// instead of sweeping /proc, and the details of the GPU processes, read again only where
+// an event or the tracker's full sweep says (host/process_info_cache.hpp); without the
+// privilege the tracker needs, every frame sweeps and reads every detail.
 struct DiscoveryState {
     DrmUsageTracker drm_usage;
     std::size_t snapshots = 0;
     std::unique_ptr<HolderTracker> holders;
+    ProcessInfoCache process_infos;
     std::optional<std::string> holders_untracked;  // why there is no tracker
 };
 

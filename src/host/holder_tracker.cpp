@@ -258,6 +258,10 @@ void HolderTracker::drain_connector(std::set<pid_t>& dirty) {
                     if (may_hold(event->event_data.exec.process_tgid)) {
                         dirty.insert(event->event_data.exec.process_tgid);
                     }
+                    details_changed_.insert(event->event_data.exec.process_tgid);
+                    break;
+                case proc_event::PROC_EVENT_UID:
+                    details_changed_.insert(event->event_data.id.process_tgid);
                     break;
                 case proc_event::PROC_EVENT_EXIT: {
                     const auto& exit = event->event_data.exit;
@@ -322,6 +326,7 @@ void HolderTracker::rescan(const std::set<pid_t>& dirty) {
 
 SweepResult HolderTracker::refresh() {
     std::set<pid_t> dirty;
+    details_changed_.clear();
     watch_new_nodes();
     drain_fanotify(dirty);
     drain_connector(dirty);
@@ -330,9 +335,11 @@ SweepResult HolderTracker::refresh() {
         // like with like.
         if (!events_lost_) rescan(dirty);
         full_sweep();
+        swept_in_full_ = true;
         return current();
     }
     rescan(dirty);
+    swept_in_full_ = false;
     return current();
 }
 

@@ -46,6 +46,12 @@ class HolderTracker {
     // the first check).
     bool last_check_matched() const { return last_check_matched_; }
     std::size_t full_sweeps() const { return full_sweeps_; }
+    // Whether the last refresh swept /proc in full (a safety-net frame, or one after lost
+    // events): the frames on which what no event reports is read again.
+    bool swept_in_full() const { return swept_in_full_; }
+    // The processes that exec'd or changed their uid during the last refresh's events,
+    // any process: the details a cache must read again (process_info_cache.hpp).
+    const std::set<pid_t>& details_changed() const { return details_changed_; }
     std::size_t processes_rescanned() const { return processes_rescanned_; }
     // Entries made or removed in the node directories that were not GPU nodes.
     std::size_t unrelated_node_events() const { return unrelated_node_events_; }
@@ -76,6 +82,8 @@ class HolderTracker {
     std::size_t frames_since_sweep_ = 0;
     bool events_lost_ = false;
     bool last_check_matched_ = true;
+    bool swept_in_full_ = true;  // start() sweeps in full
+    std::set<pid_t> details_changed_;
     std::size_t full_sweeps_ = 0;
     std::size_t processes_rescanned_ = 0;
     std::size_t unrelated_node_events_ = 0;

@@ -73,14 +73,8 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid) {
     if (!stat) return std::unexpected(stat.error());
 
     ProcessInfo info;
+    apply_process_stat(*stat, info);
     info.pid = pid;
-    info.ppid = stat->ppid;
-    info.pgid = stat->pgid;
-    info.sid = stat->sid;
-    info.comm = std::move(stat->comm);
-    info.state = stat->state;
-    info.start_time_ticks = stat->start_time_ticks;
-    info.kernel_thread = (stat->flags & kPfKthread) != 0;
 
     // Optional files: a permission error leaves the field unknown. ENOENT may mean the
     // process exited, or just that this file has no answer (exe of a kernel thread or a
@@ -125,12 +119,29 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid) {
     return info;
 }
 
-Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid) {
+void apply_process_stat(const ProcStat& stat, ProcessInfo& info) {
+    info.pid = stat.pid;
+    info.ppid = stat.ppid;
+    info.pgid = stat.pgid;
+    info.sid = stat.sid;
+    info.comm = stat.comm;
+    info.state = stat.state;
+    info.start_time_ticks = stat.start_time_ticks;
+    info.kernel_thread = (stat.flags & kPfKthread) != 0;
+}
+
+Result<ProcStat> read_process_stat(const HostRoots& roots, pid_t pid) {
     const std::string path = pid_dir(roots, pid) + "/stat";
     auto text = read_file_at(AT_FDCWD, path.c_str());
     if (!text) return std::unexpected(os_error("cannot read " + path, text.error().errno_value));
     auto stat = parse_proc_stat(*text);
     if (!stat) return fail(path + ": " + stat.error().what);
+    return stat;
+}
+
+Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid) {
+    auto stat = read_process_stat(roots, pid);
+    if (!stat) return std::unexpected(stat.error());
     return stat->start_time_ticks;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "host/proc_parse.hpp"
 #include "host/roots.hpp"
 #include "model/process.hpp"
 #include "model/result.hpp"
@@ -25,6 +26,14 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid);
 
 // Start time alone (field 22), the cheap identity check.
 Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid);
+
+// /proc/PID/stat alone: the identity and the fields that change without an event
+// (parent, group, session, state, name).
+Result<ProcStat> read_process_stat(const HostRoots& roots, pid_t pid);
+
+// Sets what stat says of a process (pid, parent, group, session, name, state, start time,
+// kernel thread) on `info`, leaving the fields other files give.
+void apply_process_stat(const ProcStat& stat, ProcessInfo& info);
 
 // Name for a uid, or the number as text when the account database has none.
 // Thread-safe (getpwuid_r); answers (found, or no such account) are cached for five
