@@ -23,6 +23,13 @@
 namespace gpukill::testing {
 namespace {
 
+// The simulated host's device and sysfs roots over the real /proc.
+HostRoots roots_of(const SimulatedHost& host) {
+    return {.procfs = "/proc",
+            .sysfs = host.env().at("GPUKILL_SYSFS"),
+            .devfs = host.env().at("GPUKILL_DEVFS")};
+}
+
 bool holds(const SweepResult& sweep, pid_t pid) {
     return std::any_of(sweep.holders.begin(), sweep.holders.end(),
                        [&](const DeviceHolder& holder) { return holder.pid == pid; });
@@ -30,9 +37,7 @@ bool holds(const SweepResult& sweep, pid_t pid) {
 
 TEST(HolderTracker, KeepsWhatAFullSweepFindsThroughForksExecsAndExits) {
     SimulatedHost host;
-    const HostRoots roots{.procfs = "/proc",
-                          .sysfs = host.env().at("GPUKILL_SYSFS"),
-                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    const HostRoots roots = roots_of(host);
     Workload before = host.run({"--gpu", "0", "--mem", "1G"});
     std::string why_not;
     auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
@@ -72,9 +77,7 @@ TEST(HolderTracker, KeepsWhatAFullSweepFindsThroughForksExecsAndExits) {
 
 TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
     SimulatedHost host;
-    const HostRoots roots{.procfs = "/proc",
-                          .sysfs = host.env().at("GPUKILL_SYSFS"),
-                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    const HostRoots roots = roots_of(host);
     std::string why_not;
     auto tracker = HolderTracker::start(roots, 2, why_not);  // a full sweep every 2nd frame
     if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
@@ -91,8 +94,7 @@ TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
 TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
     SimulatedHost host;
     const std::string devfs = host.env().at("GPUKILL_DEVFS");
-    const HostRoots roots{
-        .procfs = "/proc", .sysfs = host.env().at("GPUKILL_SYSFS"), .devfs = devfs};
+    const HostRoots roots = roots_of(host);
     std::string why_not;
     auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
     if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
@@ -125,8 +127,7 @@ TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
 TEST(HolderTracker, EntriesInTheDeviceRootThatAreNotGpuNodesCostNoSweep) {
     SimulatedHost host;
     const std::string devfs = host.env().at("GPUKILL_DEVFS");
-    const HostRoots roots{
-        .procfs = "/proc", .sysfs = host.env().at("GPUKILL_SYSFS"), .devfs = devfs};
+    const HostRoots roots = roots_of(host);
     std::string why_not;
     auto tracker = HolderTracker::start(roots, 1000, why_not);  // no safety sweep here
     if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
@@ -153,9 +154,7 @@ TEST(HolderTracker, EntriesInTheDeviceRootThatAreNotGpuNodesCostNoSweep) {
 // which: discovery then sweeps every frame, as before.
 TEST(HolderTracker, WithoutPrivilegeItDoesNotStartAndSaysWhy) {
     SimulatedHost host;
-    const HostRoots roots{.procfs = "/proc",
-                          .sysfs = host.env().at("GPUKILL_SYSFS"),
-                          .devfs = host.env().at("GPUKILL_DEVFS")};
+    const HostRoots roots = roots_of(host);
     const auto attempt = [&]() -> int {
         std::string why_not;
         auto tracker = HolderTracker::start(roots, 30, why_not);
