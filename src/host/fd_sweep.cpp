@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <expected>
@@ -300,6 +301,8 @@ void merge_into(SweepResult& whole, SweepResult&& part) {
 // Below this many processes one thread is as fast: starting threads costs more than
 // it saves.
 constexpr std::size_t kProcessesPerExtraThread = 256;
+// What a thread takes from the shared counter at a time.
+constexpr std::size_t kPidsPerChunk = 32;
 
 std::size_t sweep_threads(std::size_t processes) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -324,16 +327,24 @@ SweepResult sweep_device_holders(const HostRoots& roots) {
         names = lister.list(list_errno);
         if (list_errno != 0) result.error = os_error("cannot list " + roots.procfs, list_errno);
     }
-    // One thread per core over interleaved shares of the PIDs (neighbouring PIDs are
-    // often one job's workers, with as many fds each): the sweep is syscall-bound, and
-    // each process's fds are read by one thread alone, so nothing is shared but the
-    // result, joined at the end.
+    // One thread per core, each taking the next chunk of PIDs from a shared counter: the
+    // sweep is syscall-bound, a chunk of neighbouring PIDs keeps a thread on neighbouring
+    // /proc entries, and a thread that meets a job's many-fd workers simply takes fewer
+    // chunks. Each process's fds are read by one thread alone, so nothing is shared but
+    // the counter and the result, joined at the end.
     const std::size_t threads = sweep_threads(names.size());
     std::vector<SweepResult> parts(threads);
+    std::atomic<std::size_t> next_chunk{0};
     const auto sweep_share = [&](std::size_t share) {
         HolderScanner scanner(roots, parts[share]);
-        if (!scanner.opened()) return;
-        for (std::size_t i = share; i < names.size(); i += threads) scanner.scan(names[i].c_str());
+        if (!scanner.opened()) return;  // the others take its chunks
+        for (;;) {
+            const std::size_t begin =
+                next_chunk.fetch_add(kPidsPerChunk, std::memory_order_relaxed);
+            if (begin >= names.size()) return;
+            const std::size_t end = std::min(names.size(), begin + kPidsPerChunk);
+            for (std::size_t i = begin; i < end; ++i) scanner.scan(names[i].c_str());
+        }
     };
     {
         std::vector<std::jthread> workers;
