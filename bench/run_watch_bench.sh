@@ -21,7 +21,8 @@ scratch=$(mktemp -d /tmp/gpukill-watch-bench-XXXXXX)
 pids=()
 cleanup() {
   ((${#pids[@]} > 0)) && kill "${pids[@]}" 2>/dev/null
-  [[ -n "${workload:-}" ]] && kill "$workload" 2>/dev/null
+  # The workers outlive their parent (orphaned DataLoader workers): each is killed too.
+  [[ -n "${workload:-}" ]] && kill "$workload" ${workload_workers:-} 2>/dev/null
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -30,7 +31,8 @@ trap cleanup EXIT
 eval "$("$build/bin/gpusim" env --root "$scratch/host")"
 export GPUKILL_STATE_DIR="$scratch/state" GPUKILL_CONFIG_DIR="$scratch/config"
 ready=$("$build/bin/gpusim" run --root "$scratch/host" --gpu 0 --mem 1G --workers "$workers" --background)
-workload=$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")
+workload=$(jq -r '.pid' <<<"$ready")
+workload_workers=$(jq -r '.workers[]' <<<"$ready" | tr '\n' ' ')
 
 fds=""
 for fd in $(seq 3 22); do fds+=" $fd</dev/null"; done

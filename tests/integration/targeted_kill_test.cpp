@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include "engine_support.hpp"
 #include "host/process_table.hpp"
@@ -105,7 +107,13 @@ TEST(TargetedKill, PlansWhatTheFullSweepPlansForALauncherAndForAProcessHoldingNo
     const std::string workload =
         fmt::format("'{}' run --root '{}' --gpu 0 --mem 1G; :", GPUSIM_BIN, host.root());
     RunningCommand launcher({"/bin/sh", "-c", workload}, host.env());
-    ASSERT_TRUE(launcher.read_line().has_value()) << "the workload's ready line";
+    const std::optional<std::string> ready = launcher.read_line();
+    ASSERT_TRUE(ready.has_value()) << "the workload's ready line";
+    // The workload is the shell's child, not ours, so the launcher's end would leave it
+    // running. As a parentless Workload's only worker it is signalled through a pidfd
+    // when the test ends, before the launcher: the shell, alive and waiting for it, has
+    // not reaped it, so its PID is still its own.
+    const Workload held(0, 0, {nlohmann::json::parse(*ready).at("pid").get<pid_t>()}, 0);
     RunningCommand idle({"/bin/sleep", "600"});
     auto engine = open_engine_on(host);
 
