@@ -254,15 +254,20 @@ class HolderScanner {
   private:
     // A /dev/... link of a holder while the device root is elsewhere (a container with
     // the host's /dev at /host/dev): the link names the node in the holder's own mount
-    // namespace. What the fd refers to decides (the device number, or the inode of a
-    // simulator's node); the link's text only when the file cannot be stat'ed.
+    // namespace. Only a link whose text names a GPU node (by the drivers' names, as on a
+    // host root) is looked at further: /dev/null, a tty or /dev/urandom, which nearly
+    // every process holds, cost no more than on a host root (an fstatat each made the
+    // benchmark's sweep 15 % dearer, docs/BENCHMARKS.md). Then what the fd refers
+    // to decides which node it is (the device number, or the inode of a simulator's
+    // node), so a container's renumbered /dev/nvidia0 counts as the root's node it is;
+    // the link's text decides only when the file cannot be stat'ed.
     std::optional<DeviceNode> relocated_node(int fd_dir, const char* fd_name,
                                              std::string_view target) {
+        auto named = classify_device_path(target, "/dev");
+        if (!named) return std::nullopt;
         if (!relocated_nodes_) relocated_nodes_ = list_gpu_device_nodes(devfs_);
         struct stat info {};
-        if (::fstatat(fd_dir, fd_name, &info, 0) != 0) {
-            return classify_device_path(target, "/dev");
-        }
+        if (::fstatat(fd_dir, fd_name, &info, 0) != 0) return named;
         const FileIdentity identity = identity_of(info);
         for (const DevfsNode& candidate : *relocated_nodes_) {
             if (candidate.identity == identity) return candidate.node;

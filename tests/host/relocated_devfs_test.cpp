@@ -94,7 +94,9 @@ TEST(RelocatedDevfs, HolderLinksInTheirOwnNamespaceNameNodesUnderTheRoot) {
 }
 
 // A real holder in its own mount namespace, whose /dev/nvidia0 is in fact the root's
-// nvidia1 (bind-mounted): the file behind the fd decides, not the link's text.
+// nvidia1 (bind-mounted): the file behind the fd decides, not the link's text. Its
+// /dev/gpu-alias is the root's nvidia0 under a name no driver's library opens: like a
+// link on a host root, it is not taken for a GPU node (only GPU names are examined).
 TEST(RelocatedDevfs, TheFileBehindTheFdDecidesOverItsLinkText) {
     TempDir tmp;
     const std::string dev = tmp / "dev";
@@ -114,7 +116,12 @@ TEST(RelocatedDevfs, TheFileBehindTheFdDecidesOverItsLinkText) {
             ::mount("none", "/dev", "tmpfs", 0, nullptr) == 0) {
             const int placeholder = ::open("/dev/nvidia0", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
             if (placeholder >= 0) ::close(placeholder);
-            if (::mount(nvidia1.c_str(), "/dev/nvidia0", nullptr, MS_BIND, nullptr) == 0) {
+            const int alias = ::open("/dev/gpu-alias", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+            if (alias >= 0) ::close(alias);
+            const std::string nvidia0 = dev + "/nvidia0";
+            if (::mount(nvidia1.c_str(), "/dev/nvidia0", nullptr, MS_BIND, nullptr) == 0 &&
+                ::mount(nvidia0.c_str(), "/dev/gpu-alias", nullptr, MS_BIND, nullptr) == 0 &&
+                ::open("/dev/gpu-alias", O_RDONLY) >= 0) {
                 fd = ::open("/dev/nvidia0", O_RDONLY);
             }
         }
