@@ -1,9 +1,12 @@
 # `cmake --install` and the Debian package (`cpack -G DEB` in the build directory):
-# the binary, its man pages and shell completions (generated from the option table),
+# the binaries, the man pages and shell completions (generated from the option table),
 # and the example configurations. gpusim and the simulated NVML are test tools: not
 # installed.
 include(GNUInstallDirs)
 install(TARGETS gpukill RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The agent, MCP server, fleet commands and monitor (src/cli/interface_commands.hpp):
+# gpukill execs it from here for them.
+install(TARGETS gpukill-interfaces RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/gpukill)
 install(FILES ${GPUKILL_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${GPUKILL_BASH_COMPLETION}
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -16,6 +16,7 @@
 #include "cli/doctor.hpp"
 #include "cli/fleet_command.hpp"
 #include "cli/help_text.hpp"
+#include "cli/interface_commands.hpp"
 #include "cli/json_result.hpp"
 #include "cli/standard_streams.hpp"
 #include "cli/suggest.hpp"
@@ -105,6 +106,12 @@ int print_help(const CommandLine& cl, const HelpRequest& request) {
     return exit_code::ok;
 }
 
+// agent, mcp, top and the fleet run in gpukill-interfaces (interface_commands.hpp).
+bool is_interface_command(Command command, const CommandLine& cl) {
+    return fleet_requested(cl.fleet) || command == Command::agent || command == Command::mcp ||
+           command == Command::top;
+}
+
 std::vector<std::string> arguments(int argc, char** argv) {
     return std::vector<std::string>(argv, argv + argc);
 }
@@ -174,9 +181,8 @@ int run_command(CommandLine& cl, int argc, char** argv) {
     }
     const Command command = chosen.front();
     if (auto misplaced = misplaced_option(*cl.app, command)) return usage_error(*misplaced);
-    if (fleet_requested(cl.fleet)) {
-        if (cl.output == "json") cl.list.json = true;
-        return run_fleet_command(command, cl, global, arguments(argc, argv));
+    if (is_interface_command(command, cl)) {
+        return run_interface_command(command, cl, global, argc, argv);
     }
 
     switch (command) {
@@ -184,10 +190,6 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_doctor(global, cl.doctor_json);
         case Command::check:
             return run_check(global, cl.check);
-        case Command::agent:
-            return run_agent_command(global, cl.agent, arguments(argc, argv));
-        case Command::mcp:
-            return run_mcp(global, cl.mcp);
         case Command::kill: {
             KillOptions& kill = cl.kill;
             kill.pids.insert(kill.pids.end(), cl.positional_pids.begin(), cl.positional_pids.end());
@@ -226,8 +228,10 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_guard(global, cl.guard_cli, arguments(argc, argv));
         case Command::list:
             return run_list(global, cl.list);
+        case Command::agent:
+        case Command::mcp:
         case Command::top:
-            return run_top_command(global, cl.top, cl.list);
+            break;  // interface commands, above
     }
     return exit_code::invalid_arguments;
 }

@@ -276,10 +276,6 @@ std::optional<std::string> check_fleet_options(const FleetOptions& options) {
 
 }  // namespace
 
-bool fleet_requested(const FleetOptions& options) {
-    return !options.remote.empty() || !options.hosts.empty() || !options.hosts_files.empty();
-}
-
 std::vector<std::string> remote_arguments(const std::vector<std::string>& argv) {
     return with(strip_local(argv), {"--json"});
 }

@@ -40,7 +40,9 @@ struct FleetOptions {
 };
 
 // Whether any host was named: the command runs on the fleet, not here.
-bool fleet_requested(const FleetOptions& options);
+inline bool fleet_requested(const FleetOptions& options) {
+    return !options.remote.empty() || !options.hosts.empty() || !options.hosts_files.empty();
+}
 
 // The gpukill arguments each host runs: `argv` (without argv[0]) less the fleet's own
 // options and the local output options, then --json. Pure.

@@ -4,7 +4,6 @@
 #include <signal.h>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -103,34 +102,6 @@ int serve_http(mcp::Server& server, const McpOptions& options) {
 }
 
 }  // namespace
-
-void add_mcp_options(CLI::App& command, McpOptions& options) {
-    command.add_flag("--http", options.http, "serve Streamable HTTP on --listen instead of stdio");
-    command
-        .add_option("--listen", options.listen,
-                    "address and port for --http (default 127.0.0.1:9440; port 0 picks a free "
-                    "one, said on stderr)")
-        ->type_name("ADDR:PORT");
-    command.add_flag("--allow-actions", options.allow_actions,
-                     "offer the kill and reset tools (over --http, also needs --token-file)");
-    command
-        .add_option("--token-file", options.token_file,
-                    "bearer tokens for --http, lines NAME SCOPES SECRET, readable by its owner "
-                    "only")
-        ->type_name("FILE");
-    command
-        .add_option("--allowed-host", options.allowed_hosts,
-                    "a Host and Origin name accepted besides loopback (repeatable)")
-        ->type_name("NAME");
-    command
-        .add_option("--plan-validity", options.plan_validity_seconds,
-                    "seconds a kill plan stays executable (default 120)")
-        ->type_name("SECONDS");
-    command
-        .add_option("--max-sessions", options.max_sessions,
-                    "HTTP sessions kept at once (default 64; the longest idle goes first)")
-        ->type_name("N");
-}
 
 int run_mcp(const GlobalOptions& global, const McpOptions& options) {
     if (!(std::isfinite(options.plan_validity_seconds) && options.plan_validity_seconds >= 1 &&

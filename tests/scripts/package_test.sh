@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: `cpack -G DEB` from the build, unpacked into a
 # scratch root with dpkg-deb -x (no change to this machine), then the installed
-# gpukill runs: --version, `list --json` against a simulated host, its man pages are
+# gpukill runs: --version, `list --json` against a simulated host, `mcp` (handed to
+# gpukill-interfaces in /usr/libexec/gpukill), its man pages are
 # there and render, its declared dependencies name the shared libraries, and its bash
 # completion completes commands, options, GPU indices and holder PIDs (compgen, as bash
 # does on Tab).
@@ -34,6 +35,14 @@ root="$scratch/root"
 dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
 gpukill="$root/usr/bin/gpukill"
 [[ -x "$gpukill" ]] || fail "no /usr/bin/gpukill in the package"
+interfaces="$root/usr/libexec/gpukill/gpukill-interfaces"
+[[ -x "$interfaces" ]] || fail "no /usr/libexec/gpukill/gpukill-interfaces in the package"
+# What every list, kill and check loads: none of the libraries of the interface commands
+# (src/cli/interface_commands.hpp; their loading was half of gpukill's start-up).
+needed=$(readelf -d "$gpukill" | sed -nE 's/.*Shared library: \[(.*)\]/\1/p' | tr '\n' ' ')
+for library in libcpp-httplib libssl libcrypto libsystemd libncurses; do
+  [[ "$needed" == *"$library"* ]] && fail "/usr/bin/gpukill loads $library: $needed"
+done
 for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukill-guard \
             gpukill-doctor gpukill-check gpukill-agent gpukill-top; do
   file="$root/usr/share/man/man1/$page.1"
@@ -62,6 +71,11 @@ workload=$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")
 listed=$("$gpukill" list --json)
 jq -e --argjson pid "$workload" '(.gpus | length) == 2 and any(.processes[]; .pid == $pid)' \
   >/dev/null <<<"$listed" || fail "installed gpukill list does not show the workload $workload"
+# An interface command through the installed gpukill: handed to gpukill-interfaces.
+initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"package-test","version":"1"}}}'
+answer=$(printf '%s\n' "$initialize" | timeout 30 "$gpukill" mcp 2>/dev/null)
+jq -e '.id == 1 and .result.serverInfo.name == "gpukill"' >/dev/null <<<"$answer" ||
+  fail "installed gpukill mcp did not answer initialize: $answer"
 missing=$("$gpukill" guard test 2>&1 >/dev/null)
 [[ "$missing" == *"usr/share/doc/gpukill/examples/guard.yaml"* ]] ||
   fail "the missing-policy hint does not name the installed example: $missing"

@@ -1,0 +1,147 @@
+// `gpukill` hands agent, mcp, top and the fleet to gpukill-interfaces by exec
+// (src/cli/interface_commands.hpp). What users rely on: the agent systemd started is
+// the process that says READY=1 and STOPPING=1 (Type=notify, NotifyAccess=main), and a
+// gpukill without gpukill-interfaces beside it still lists and kills, and says in one
+// line what is missing for the rest.
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "agent_support.hpp"
+#include "support.hpp"
+
+namespace gpukill::testing {
+namespace {
+
+struct Notification {
+    std::string text;
+    pid_t sender = 0;
+};
+
+// The notify socket systemd would hold: datagrams with their sender's credentials.
+class NotifySocket {
+  public:
+    explicit NotifySocket(const std::string& path) : path_(path) {
+        fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        path.copy(address.sun_path, sizeof address.sun_path - 1);
+        const int on = 1;
+        ok_ = fd_ >= 0 && path.size() < sizeof address.sun_path &&
+              ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+              ::setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) == 0;
+    }
+    ~NotifySocket() {
+        if (fd_ >= 0) ::close(fd_);
+        ::unlink(path_.c_str());
+    }
+    NotifySocket(const NotifySocket&) = delete;
+    NotifySocket& operator=(const NotifySocket&) = delete;
+    bool ok() const { return ok_; }
+
+    // The next datagram, waiting at most `timeout_ms`.
+    std::optional<Notification> receive(int timeout_ms) {
+        pollfd waiting{fd_, POLLIN, 0};
+        if (::poll(&waiting, 1, timeout_ms) != 1) return std::nullopt;
+        char text[4096];
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+        iovec part{text, sizeof text};
+        msghdr message{};
+        message.msg_iov = &part;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(fd_, &message, 0);
+        if (n < 0) return std::nullopt;
+        Notification received{std::string(text, static_cast<std::size_t>(n)), 0};
+        for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+                ucred credentials{};
+                std::memcpy(&credentials, CMSG_DATA(c), sizeof credentials);
+                received.sender = credentials.pid;
+            }
+        }
+        return received;
+    }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+    bool ok_ = false;
+};
+
+// The next notification containing `field`, skipping others (WATCHDOG=1, STATUS=...).
+std::optional<Notification> notification_with(NotifySocket& socket, const std::string& field) {
+    for (int i = 0; i < 20; ++i) {
+        auto next = socket.receive(30000);
+        if (!next) return std::nullopt;
+        if (next->text.find(field) != std::string::npos) return next;
+    }
+    return std::nullopt;
+}
+
+TEST(InterfaceHandoff, TheAgentSystemdStartedIsTheProcessThatSaysReadyAndStopping) {
+    SimulatedHost host("gpu_count: 1\n");
+    const std::string dir = std::filesystem::path(host.root()).parent_path().string();
+    NotifySocket notify(dir + "/notify.sock");
+    ASSERT_TRUE(notify.ok()) << "cannot bind a unix datagram socket in " << dir;
+
+    RunningAgent agent(host, {"--token-file", write_token_file(dir), "--interval", "1"},
+                       {{"NOTIFY_SOCKET", dir + "/notify.sock"}});
+    const auto ready = notification_with(notify, "READY=1");
+    ASSERT_TRUE(ready) << "no READY=1 on the notify socket";
+    EXPECT_EQ(ready->sender, agent.pid()) << "READY=1 came from another process than the one "
+                                             "started: systemd would ignore it";
+    const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(agent.pid()) + "/exe");
+    EXPECT_EQ(exe.filename(), "gpukill-interfaces");
+
+    agent.process().send_signal(SIGTERM);
+    const auto stopping = notification_with(notify, "STOPPING=1");
+    ASSERT_TRUE(stopping) << "no STOPPING=1 after SIGTERM";
+    EXPECT_EQ(stopping->sender, agent.pid());
+    EXPECT_EQ(agent.process().wait(), 0);
+}
+
+TEST(InterfaceHandoff, WithoutGpukillInterfacesOtherCommandsWorkAndTheseSayWhatIsMissing) {
+    SimulatedHost host("gpu_count: 1\n");
+    const std::filesystem::path alone =
+        std::filesystem::path(host.root()).parent_path() / "alone" / "bin" / "gpukill";
+    std::filesystem::create_directories(alone.parent_path());
+    std::filesystem::copy_file(GPUKILL_BIN, alone);
+    const std::string missing =
+        (alone.parent_path() / GPUKILL_INTERFACES_RELATIVE / "gpukill-interfaces")
+            .lexically_normal()
+            .string();
+
+    Workload trainer = host.run({"--gpu", "0", "--mem", "1G"});
+    CommandResult list = run_command({alone.string(), "list", "--json"}, host.env());
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("\"pid\": " + std::to_string(trainer.pid())), std::string::npos)
+        << list.out;
+
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"agent", "--listen", "127.0.0.1:0"},
+          std::vector<std::string>{"mcp"}, std::vector<std::string>{"list", "--hosts", "a,b"}}) {
+        std::vector<std::string> argv = {alone.string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        CommandResult result = run_command(argv, host.env());
+        EXPECT_EQ(result.exit_code, 1) << args[0];
+        EXPECT_EQ(result.out, "") << args[0];
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        EXPECT_NE(result.err.find(missing + ": No such file or directory"), std::string::npos)
+            << result.err;
+    }
+}
+
+}  // namespace
+}  // namespace gpukill::testing
