@@ -1,8 +1,8 @@
 // The interface commands in `gpukill` (interface_commands.hpp): an exec of
 // gpukill-interfaces with the same arguments, in the same process. Its path comes from
-// this program's own file (/proc/self/exe) and the install layout fixed at build time
-// (GPUKILL_INTERFACES_RELATIVE: bindir to LIBEXECDIR/gpukill), never from PATH or the
-// environment: what runs with this process's privileges is what was installed beside it.
+// this program's own file and the install layout fixed at build time (own_programs.hpp),
+// never from PATH or the environment: what runs with this process's privileges is what
+// was installed beside it.
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -11,12 +11,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <string>
-#include <system_error>
+#include <optional>
 
 #include "cli/diagnostics.hpp"
 #include "cli/interface_commands.hpp"
 #include "engine/outcome_codes.hpp"
+#include "host/own_programs.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -39,16 +39,13 @@ const char* command_word(Command command) {
 
 int run_interface_command(Command command, CommandLine& /*cl*/, const GlobalOptions& /*global*/,
                           int argc, char** argv) {
-    std::error_code failed;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", failed);
-    if (failed) {
-        return print_error(fmt::format("cannot run {}: cannot read /proc/self/exe: {}",
-                                       command_word(command), failed.message()),
-                           exit_code::failure);
+    const std::optional<OwnPrograms> programs = own_programs();
+    if (!programs) {
+        return print_error(
+            fmt::format("cannot run {}: cannot read /proc/self/exe", command_word(command)),
+            exit_code::failure);
     }
-    const std::filesystem::path target =
-        (self.parent_path() / GPUKILL_INTERFACES_RELATIVE / "gpukill-interfaces")
-            .lexically_normal();
+    const std::filesystem::path& target = programs->interfaces;
     std::fflush(stdout);
     std::fflush(stderr);
     // argv as given: argv[0] keeps the name the user typed; argv[argc] is null.

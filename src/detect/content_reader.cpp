@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <vector>
 
 #include "host/fd_io.hpp"
+#include "host/own_programs.hpp"
 
 namespace gpukill::detect {
 namespace {
@@ -68,9 +70,17 @@ ExecutableReader::ExecutableReader(std::string procfs, const RogueConfig& config
       max_bytes_(config.executable_scan.max_bytes),
       enabled_(!config.miner_signatures.empty() && config.weight(Signal::miner_signature) > 0),
       scanner_(config.miner_signatures) {
-    // The real /proc, not --procfs: this is about the process running this code.
-    struct stat own {};
-    if (::stat("/proc/self/exe", &own) == 0) own_file_ = std::pair(own.st_dev, own.st_ino);
+    // The real /proc, not --procfs: this is about the process running this code, and the
+    // program it execs or was exec'd from.
+    const auto add_own = [this](const char* path) {
+        struct stat own {};
+        if (::stat(path, &own) == 0) own_files_.emplace_back(own.st_dev, own.st_ino);
+    };
+    add_own("/proc/self/exe");
+    if (const auto programs = own_programs()) {
+        add_own(programs->gpukill.c_str());
+        add_own(programs->interfaces.c_str());
+    }
 }
 
 Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
@@ -84,7 +94,10 @@ Result<ExecutableRead> ExecutableReader::read(pid_t pid) {
     result.file.owner_uid = info.st_uid;
     result.file.writable_by_others = (info.st_mode & (S_IWGRP | S_IWOTH)) != 0;
     if (!S_ISREG(info.st_mode)) return fail(path + " is not a regular file");
-    if (own_file_ && *own_file_ == std::pair(info.st_dev, info.st_ino)) return result;
+    if (std::find(own_files_.begin(), own_files_.end(), std::pair(info.st_dev, info.st_ino)) !=
+        own_files_.end()) {
+        return result;
+    }
     const FileKey key{info.st_dev, info.st_ino, info.st_size, info.st_mtim.tv_sec,
                       info.st_mtim.tv_nsec};
     if (auto known = scanned_.find(key); known != scanned_.end()) {

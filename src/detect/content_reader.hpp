@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "detect/borrowed_name_signals.hpp"
 #include "detect/config_argument_signals.hpp"
@@ -23,9 +24,10 @@ namespace gpukill::detect {
 
 struct ExecutableRead {
     ExecutableFile file;
-    // Empty when the process runs this very program (the same file as /proc/self/exe):
-    // gpukill's own rule lists carry every signature, and another gpukill (an agent, a
-    // watch) holds the GPUs it reads through NVML.
+    // Empty when the process runs one of gpukill's own programs (this one, or its
+    // partner: gpukill and gpukill-interfaces, host/own_programs.hpp): gpukill's own rule
+    // lists carry every signature, and another gpukill (an agent, a watch) holds the GPUs
+    // it reads through NVML.
     std::optional<ExecutableScan> scan;
 };
 
@@ -44,7 +46,7 @@ class ExecutableReader {
 
   private:
     using FileKey = std::tuple<dev_t, ino_t, off_t, std::int64_t, long>;
-    std::optional<std::pair<dev_t, ino_t>> own_file_;  // gpukill's executable
+    std::vector<std::pair<dev_t, ino_t>> own_files_;  // gpukill's executables
     std::string procfs_;
     std::uint64_t max_bytes_;
     bool enabled_;

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <thread>
 
+#include "agent_support.hpp"
 #include "rogue_support.hpp"
 
 namespace gpukill::testing {
@@ -185,7 +186,8 @@ TEST(RogueDisguise, APoolConnectionFromABusyGpuAddsUpToAFinding) {
 }
 
 // gpukill's own rule lists carry every miner signature, and a second gpukill (a watch,
-// the agent) holds the GPUs it reads through NVML: it is not a miner.
+// the agent) holds the GPUs it reads through NVML: it is not a miner. The agent runs
+// gpukill-interfaces (gpukill execs it), a file of its own that carries the same rules.
 TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
     SimulatedHost host;
     ScratchDir dirs("/tmp");
@@ -194,22 +196,30 @@ TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
                           "--state-dir", dirs / "watch-state"},
                          host.env());
     ASSERT_TRUE(watch.read_line()) << "the first frame: NVML is open";
+    std::filesystem::create_directories(dirs / "agent");
+    RunningAgent agent(host, {"--token-file", write_token_file(dirs / "agent"), "--state-dir",
+                              dirs / "agent-state", "--no-guard"});
 
     // Examined as a holder, and nothing against it even at a threshold of 1.
     write_text(dirs / "all.yaml", "report_threshold: 1\n");
     RogueRun run = rogue_json(host, dirs, {"--rogue-config-file", dirs / "all.yaml"});
     ASSERT_FALSE(run.doc.is_null()) << run.result.err;
-    EXPECT_EQ(run.doc["processes_examined"], 2) << run.result.out;
+    EXPECT_EQ(run.doc["processes_examined"], 3) << run.result.out;
     // Where the build lives decides one signal: a checkout under /tmp (a CI clone) runs
     // gpukill from a scratch directory, and that alone is reported at threshold 1.
     // Nothing else may be held against it, and its content is not judged.
-    if (const nlohmann::json* judged = entry_for(run.doc["findings"], watch.pid())) {
-        EXPECT_EQ(signals_of(*judged), std::set<std::string>{"exe_in_temp_dir"}) << judged->dump(2);
-        EXPECT_EQ(std::string(GPUKILL_BIN).rfind("/tmp/", 0), 0u) << judged->dump(2);
-        EXPECT_TRUE(noted(*judged, "executable content not judged")) << judged->dump(2);
+    for (const pid_t pid : {watch.pid(), agent.pid()}) {
+        if (const nlohmann::json* judged = entry_for(run.doc["findings"], pid)) {
+            EXPECT_EQ(signals_of(*judged), std::set<std::string>{"exe_in_temp_dir"})
+                << judged->dump(2);
+            EXPECT_EQ(std::string(GPUKILL_BIN).rfind("/tmp/", 0), 0u) << judged->dump(2);
+            EXPECT_TRUE(noted(*judged, "executable content not judged")) << judged->dump(2);
+        }
     }
     watch.send_signal(SIGINT);
     EXPECT_EQ(watch.wait(), 0);
+    agent.process().send_signal(SIGTERM);
+    EXPECT_EQ(agent.process().wait(), 0);
 }
 
 struct CleanJob {
