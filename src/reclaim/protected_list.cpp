@@ -33,9 +33,12 @@ ProtectedList default_protected_list() {
         "nv-fabricmanager",
         "nvidia-device-plugin",
         // Observers: they open the device files only to read metrics and hold no memory, so
-        // killing them frees nothing. gpukill covers another instance (the agent, a watch).
+        // killing them frees nothing. gpukill covers another instance (a watch, a list);
+        // gpukill-interfaces is what the agent, the MCP server, `top` and fleet commands
+        // run as (gpukill execs it for them: src/cli/interface_commands.hpp).
         "nvidia-smi",
         "gpukill",
+        "gpukill-interfaces",
     };
     return list;
 }

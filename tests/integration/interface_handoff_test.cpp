@@ -112,6 +112,29 @@ TEST(InterfaceHandoff, TheAgentSystemdStartedIsTheProcessThatSaysReadyAndStoppin
     EXPECT_EQ(agent.process().wait(), 0);
 }
 
+// The agent, as gpukill-interfaces, holds the GPUs it samples through NVML; it is on the
+// built-in protected list as gpukill is: a kill of everything on its GPU leaves it alone.
+TEST(InterfaceHandoff, TheAgentHoldingTheGpusIsProtectedFromKills) {
+    SimulatedHost host("gpu_count: 1\n");
+    const std::string dir = std::filesystem::path(host.root()).parent_path().string();
+    RunningAgent agent(host, {"--token-file", write_token_file(dir), "--no-guard"});
+    Workload trainer = host.run({"--gpu", "0", "--mem", "1G"});
+
+    CommandResult named = host.gpukill({"kill", "--pid", std::to_string(agent.pid())});
+    EXPECT_EQ(named.exit_code, 3) << named.err;
+    EXPECT_NE(named.err.find("protected"), std::string::npos) << named.err;
+
+    CommandResult all = host.gpukill({"kill", "--gpu", "0", "--batch", "--json"});
+    const nlohmann::json outcome = nlohmann::json::parse(all.out, nullptr, false);
+    ASSERT_FALSE(outcome.is_discarded()) << all.out << all.err;
+    EXPECT_FALSE(process_alive(trainer.pid())) << all.out;
+    EXPECT_TRUE(process_alive(agent.pid())) << all.out;
+    EXPECT_NE(all.out.find("protected"), std::string::npos) << all.out;
+
+    agent.process().send_signal(SIGTERM);
+    EXPECT_EQ(agent.process().wait(), 0);
+}
+
 TEST(InterfaceHandoff, WithoutGpukillInterfacesOtherCommandsWorkAndTheseSayWhatIsMissing) {
     SimulatedHost host("gpu_count: 1\n");
     const std::filesystem::path alone =
