@@ -1,11 +1,16 @@
 #include "bench_main.hpp"
 
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include "interrupt.hpp"
 
 namespace gpukill::bench {
+
+std::string beside_this_program(const char* name) {
+    return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / name).string();
+}
 
 std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv) {
     try {

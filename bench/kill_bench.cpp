@@ -128,9 +128,8 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
     using namespace gpukill::bench;
     Options options;
-    const auto bin = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    options.gpukill = (bin / "gpukill").string();
-    options.gpusim = (bin / "gpusim").string();
+    options.gpukill = beside_this_program("gpukill");
+    options.gpusim = beside_this_program("gpusim");
 
     CLI::App app{
         "Times gpukill kill against the shell kill / kill -0 idiom, and a 200-target kill."};

@@ -50,6 +50,8 @@ int run(const Options& options) {
          "GPUKILL_SYSFS=" + empty, "GPUKILL_DEVFS=" + empty},
         {"GPUKILL_NVML_LIBRARY"});
 
+    // Each build's commands, in this order: the gpukill under test first, then --baseline's.
+    constexpr std::size_t kCommandsPerBuild = 2;
     std::vector<Command> commands;
     const auto add_gpukill = [&](const std::string& label, const std::string& binary) {
         commands.push_back({label + " list --json", {binary, "list", "--json"}, {}, {}});
@@ -93,11 +95,11 @@ int run(const Options& options) {
                                  paired_median(commands[i].wall_s, floor.wall_s));
     }
     if (!options.baseline.empty()) {
-        for (std::size_t i = 0; i < 2; ++i) {
+        for (std::size_t i = 0; i < kCommandsPerBuild; ++i) {
+            const Command& before = commands[i + kCommandsPerBuild];
             std::cout << fmt::format("| {} / {} | {:.2f}× | {:.2f}× |\n", commands[i].name,
-                                     commands[i + 2].name,
-                                     paired_median(commands[i].cpu_s, commands[i + 2].cpu_s),
-                                     paired_median(commands[i].wall_s, commands[i + 2].wall_s));
+                                     before.name, paired_median(commands[i].cpu_s, before.cpu_s),
+                                     paired_median(commands[i].wall_s, before.wall_s));
         }
     }
     return 0;
@@ -109,9 +111,8 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
     using namespace gpukill::bench;
     Options options;
-    const auto bin = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    options.gpukill = (bin / "gpukill").string();
-    options.floor = (bin / "gpukill_proc_fd_floor").string();
+    options.gpukill = beside_this_program("gpukill");
+    options.floor = beside_this_program("gpukill_proc_fd_floor");
 
     CLI::App app{"Times gpukill's start-up against a program with only the C++ runtime."};
     app.add_option("--rounds", options.rounds, "timed rounds")

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -115,8 +114,8 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
     using namespace gpukill::bench;
     Options options;
-    const auto bin = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    options.paths = {(bin / "gpukill").string(), (bin / "gpukill_proc_fd_floor").string(), "fuser"};
+    options.paths = {beside_this_program("gpukill"), beside_this_program("gpukill_proc_fd_floor"),
+                     "fuser"};
 
     CLI::App app{"Times gpukill's device-holder sweep against a bare /proc walk and fuser."};
     app.add_option("--processes", options.population.processes, "processes to start")
