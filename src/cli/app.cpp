@@ -190,16 +190,8 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return run_doctor(global, cl.doctor_json);
         case Command::check:
             return run_check(global, cl.check);
-        case Command::kill: {
-            KillOptions& kill = cl.kill;
-            kill.pids.insert(kill.pids.end(), cl.positional_pids.begin(), cl.positional_pids.end());
-            kill.pids.insert(kill.pids.end(), cl.kill_pids.begin(), cl.kill_pids.end());
-            kill.gpu = cl.list.gpu;
-            kill.image = cl.list.image;
-            kill.not_image = cl.list.not_image;
-            kill.json = cl.list.json;
-            return run_kill(global, kill, arguments(argc, argv));
-        }
+        case Command::kill:
+            return run_kill(global, cl.kill_options(), arguments(argc, argv));
         case Command::reset: {
             ResetOptions& reset = cl.reset;
             if (!cl.compat_reset_target.empty()) {

@@ -413,6 +413,17 @@ CommandLine::CommandLine()
 
 CommandLine::~CommandLine() = default;
 
+KillOptions CommandLine::kill_options() const {
+    KillOptions options = kill;
+    options.pids.insert(options.pids.end(), positional_pids.begin(), positional_pids.end());
+    options.pids.insert(options.pids.end(), kill_pids.begin(), kill_pids.end());
+    options.gpu = list.gpu;
+    options.image = list.image;
+    options.not_image = list.not_image;
+    options.json = list.json;
+    return options;
+}
+
 std::vector<OptionDoc> CommandLine::options_for(Command command) const {
     std::vector<OptionDoc> own, everywhere;
     const CLI::App* sub = nullptr;

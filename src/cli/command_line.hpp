@@ -83,6 +83,11 @@ struct CommandLine {
     FleetOptions fleet;
     McpOptions mcp;
 
+    // kill's options as parsed, with what other groups hold for it (positional PIDs,
+    // --gpu, --image, --not-image, --json): what the local command and the fleet both
+    // turn into the engine's request.
+    KillOptions kill_options() const;
+
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.
     std::vector<OptionDoc> options_for(Command command) const;

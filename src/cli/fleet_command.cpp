@@ -18,7 +18,6 @@
 #include "fleet/inventory.hpp"
 #include "fleet/ssh_transport.hpp"
 #include "host/interrupt.hpp"
-#include "model/byte_size.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -80,41 +79,6 @@ std::vector<std::string> with(std::vector<std::string> args,
     return args;
 }
 
-Result<engine::KillRequest> kill_request(const CommandLine& cl) {
-    const KillOptions& kill = cl.kill;
-    engine::KillRequest request{.selectors = {},
-                                .gpu = cl.list.gpu,
-                                .signal = kill.signal,
-                                .force = kill.force,
-                                .timeout_seconds = kill.timeout_seconds,
-                                .verify_timeout_seconds = kill.verify_timeout_seconds,
-                                .dry_run = false,
-                                .expected_plan_id = std::nullopt,
-                                .command = ""};
-    reclaim::Selectors& s = request.selectors;
-    s.pid_arguments = kill.pids;
-    s.pid_arguments.insert(s.pid_arguments.end(), cl.positional_pids.begin(),
-                           cl.positional_pids.end());
-    s.pid_arguments.insert(s.pid_arguments.end(), cl.kill_pids.begin(), cl.kill_pids.end());
-    s.filter = kill.filter;
-    s.user = kill.user;
-    s.container = kill.container;
-    s.orphaned = kill.orphaned;
-    s.unlisted = kill.unlisted;
-    s.tree = kill.tree;
-    s.group = kill.group;
-    s.batch = kill.batch;
-    s.any_process = kill.any_process;
-    if (kill.min_memory) {
-        auto bytes = parse_byte_size(*kill.min_memory);
-        if (!bytes) {
-            return fail(ErrorCategory::invalid_input, "--min-memory: " + bytes.error().what);
-        }
-        s.min_memory_bytes = *bytes;
-    }
-    return request;
-}
-
 engine::ResetRequest reset_request(const CommandLine& cl) {
     std::optional<std::string> gpus = cl.list.gpu;
     if (!cl.compat_reset_target.empty()) gpus = cl.compat_reset_target;
@@ -174,7 +138,10 @@ Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl
             if (!cl.list.gpu && cl.list.vendor == "all") call.http_path = "/v1/snapshot";
             break;
         case Command::kill: {
-            auto kill = kill_request(cl);
+            KillOptions options = cl.kill_options();
+            options.dry_run = false;  // the preview is the first phase of every fleet kill
+            options.plan_id.reset();
+            auto kill = kill_request_of(options);
             if (!kill) return std::unexpected(kill.error());
             const std::vector<std::string> act_base = with(base, {"--actor", "fleet"});
             ActionCalls calls = action_calls(act_base, "/v1/kill",

@@ -45,8 +45,7 @@ void print_report(const engine::KillOutcome& outcome, bool json, OutputWidth wid
 
 }  // namespace
 
-int run_kill(const GlobalOptions& global, const KillOptions& options,
-             const std::vector<std::string>& argv) {
+Result<engine::KillRequest> kill_request_of(const KillOptions& options) {
     engine::KillRequest request{.selectors = {},
                                 .gpu = options.gpu,
                                 .signal = options.signal,
@@ -55,7 +54,7 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
                                 .verify_timeout_seconds = options.verify_timeout_seconds,
                                 .dry_run = options.dry_run,
                                 .expected_plan_id = options.plan_id,
-                                .command = audit::shell_join(argv)};
+                                .command = ""};
     reclaim::Selectors& selectors = request.selectors;
     selectors.pid_arguments = options.pids;
     selectors.filter = options.filter;
@@ -72,9 +71,20 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     selectors.any_process = options.any_process;
     if (options.min_memory) {
         auto bytes = parse_byte_size(*options.min_memory);
-        if (!bytes) return usage_error("--min-memory: " + bytes.error().what);
+        if (!bytes) {
+            return fail(ErrorCategory::invalid_input, "--min-memory: " + bytes.error().what);
+        }
         selectors.min_memory_bytes = *bytes;
     }
+    return request;
+}
+
+int run_kill(const GlobalOptions& global, const KillOptions& options,
+             const std::vector<std::string>& argv) {
+    auto built = kill_request_of(options);
+    if (!built) return usage_error(built.error().what);
+    engine::KillRequest request = std::move(*built);
+    request.command = audit::shell_join(argv);
 
     auto engine = open_engine(global);
     if (!engine) return engine.error();

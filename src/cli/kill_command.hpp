@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "engine/kill.hpp"
+#include "model/result.hpp"
 
 namespace gpukill::cli {
 
@@ -39,6 +41,11 @@ struct KillOptions {
     // controller, recorded with the SSH client's address).
     std::string actor = "cli";
 };
+
+// The engine's request for these options: the one translation the local command and the
+// fleet's agent transport share, so a selector reaches every host it reaches here.
+// invalid_input for a malformed --min-memory.
+Result<engine::KillRequest> kill_request_of(const KillOptions& options);
 
 // `argv` is recorded in the audit log.
 int run_kill(const GlobalOptions& global, const KillOptions& options,

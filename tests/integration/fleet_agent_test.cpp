@@ -130,6 +130,35 @@ TEST(FleetAgent, ListAndKillThroughEachHostsAgentWithTheMemoryVerifiedBack) {
     EXPECT_TRUE(signalled_by_token) << audit.out;
 }
 
+// Every selector that narrows a local kill narrows it on each agent too: a selector
+// dropped on the way widens the plan to everything else the request names (here
+// `--batch --force` on every GPU holder). Each of these matches nothing on either host.
+TEST(FleetAgent, ASelectorThatMatchesNothingHereKillsNothingOnAnyHost) {
+    AgentFleet fleet;
+    Workload a = fleet.host(0).run({"--gpu", "0", "--mem", "1G", "--name", "fleetjob"});
+    Workload b = fleet.host(1).run({"--gpu", "0", "--mem", "1G", "--name", "fleetjob"});
+    const std::string admin = fleet.client_token(kAdminSecret);
+    const std::string hosts = fleet.inventory();
+
+    for (const std::vector<std::string>& selector :
+         {std::vector<std::string>{"--image", "^never-such-image$"},
+          std::vector<std::string>{"--not-image", "^never-such-image$"},
+          std::vector<std::string>{"--slurm-job", "987654"}}) {
+        std::vector<std::string> args{"kill", "--batch", "--force", "--json"};
+        args.insert(args.end(), selector.begin(), selector.end());
+        CommandResult kill = fleet.fleet(args, admin, hosts);
+        const nlohmann::json doc = nlohmann::json::parse(kill.out);
+        for (int i = 0; i < 2; ++i) {
+            const nlohmann::json& h = fleet_host(doc, fleet.name(i));
+            const nlohmann::json targets =
+                h.contains("result") ? h["result"].value("targets", nlohmann::json()) : nullptr;
+            EXPECT_TRUE(targets.is_array() && targets.empty()) << selector[0] << ": " << h.dump();
+        }
+        ASSERT_TRUE(process_alive(a.pid())) << selector[0] << " reached host 0's workload";
+        ASSERT_TRUE(process_alive(b.pid())) << selector[0] << " reached host 1's workload";
+    }
+}
+
 TEST(FleetAgent, AReadOnlyTokenAndADownAgentAreReportedPerHostAndNothingIsSignalled) {
     AgentFleet fleet;
     Workload a = fleet.host(0).run({"--gpu", "0", "--mem", "1G", "--name", "fleetjob"});
