@@ -13,6 +13,7 @@ packages=(
   psmisc procps jq
   tmux
   openssh-client openssh-server iproute2 bc
+  slurmctld slurm-client munge
   nodejs
 )
 

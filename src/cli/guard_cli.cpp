@@ -120,20 +120,22 @@ int run_test(const GlobalOptions& global, const GuardOptions& options) {
             "rogue rules are not judged on a saved snapshot: their evidence is read "
             "from the live processes");
     }
-    guard::Evaluation evaluation = guard::evaluate(guard::EvaluationInput{
-        .policy = policy->policy,
-        .snapshot = snapshot,
-        .history = history,
-        .clock = clock,
-        .state = state,
-        .reclaim_protected = *reclaim_protected,
-        .unix_group_members = groups,
-        .rogue_scores = rogue_scores,
-        // Environments and pods, like rogue
-        // evidence, belong to the live processes.
-        .project_facts = options.snapshot
-                             ? std::map<guard::IdentityKey, guard::ProjectFacts>{}
-                             : engine::read_project_facts(policy->policy, snapshot, global.roots)});
+    // Jobs and pods, like rogue evidence, belong to the live processes.
+    std::map<guard::IdentityKey, guard::ProjectFacts> project_facts;
+    if (!options.snapshot) {
+        SlurmAccounts accounts(engine::scontrol_program(engine_config(global)));
+        project_facts = engine::read_project_facts(policy->policy, snapshot, accounts, notes);
+    }
+    guard::Evaluation evaluation =
+        guard::evaluate(guard::EvaluationInput{.policy = policy->policy,
+                                               .snapshot = snapshot,
+                                               .history = history,
+                                               .clock = clock,
+                                               .state = state,
+                                               .reclaim_protected = *reclaim_protected,
+                                               .unix_group_members = groups,
+                                               .rogue_scores = rogue_scores,
+                                               .project_facts = std::move(project_facts)});
 
     GuardReport report{.policy_path = policy->path,
                        .mode = policy->policy.mode,

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "config/protected_list_file.hpp"
+#include "host/run_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -32,12 +33,19 @@ std::string pod_log_dir(const EngineConfig& config) {
 
 }  // namespace
 
+std::optional<std::string> scontrol_program(const EngineConfig& config) {
+    if (config.scontrol) return config.scontrol;
+    if (auto named = config.environment("GPUKILL_SCONTROL")) return named;
+    return find_in_path("scontrol", config.path_env.value_or("/usr/bin:/bin"), is_executable_file);
+}
+
 Engine::Engine(EngineConfig config)
     : config_(std::move(config)),
       action_log_(config_.state_dir, config_.audit_options),
       history_(config_.state_dir, config_.config_dir, config_.environment),
       images_(runtime_settings(config_)),
-      pod_namespaces_(pod_log_dir(config_)) {}
+      pod_namespaces_(pod_log_dir(config_)),
+      slurm_accounts_(scontrol_program(config_)) {}
 
 void Engine::resolve_containers(Snapshot& snapshot) {
     const auto now = std::chrono::steady_clock::now();

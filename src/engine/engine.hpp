@@ -26,6 +26,7 @@
 #include "host/container_runtime.hpp"
 #include "host/pod_namespaces.hpp"
 #include "host/roots.hpp"
+#include "host/slurm_accounts.hpp"
 #include "model/actor.hpp"
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
@@ -58,7 +59,14 @@ struct EngineConfig {
     // (host/pod_namespaces.hpp). Empty: GPUKILL_POD_LOG_DIR from `environment`, else
     // /var/log/pods.
     std::optional<std::string> pod_log_dir;
+    // Slurm's scontrol, which names a job's account (host/slurm_accounts.hpp). Empty:
+    // GPUKILL_SCONTROL from `environment`, else scontrol on `path_env`.
+    std::optional<std::string> scontrol;
 };
+
+// The scontrol that names Slurm jobs' accounts: EngineConfig::scontrol, else
+// GPUKILL_SCONTROL, else scontrol on PATH; empty when there is none.
+std::optional<std::string> scontrol_program(const EngineConfig& config);
 
 struct ListRequest {
     // Record the snapshot in the usage history (what `list` and `watch` do; a monitor
@@ -100,6 +108,8 @@ class Engine {
     // The GPUs, and device-file holders among `pids` only (discover_processes).
     Snapshot discover_processes(const std::vector<pid_t>& pids);
     Snapshot discover_gpu_memory() const { return discover_gpus(backends_); }
+    // Job accounts asked of Slurm, kept per job id (for the guard's projects).
+    SlurmAccounts& slurm_accounts() { return slurm_accounts_; }
     // The trail of one request; `command` is what was asked, in the interface's words.
     // `run_id` continues an earlier request's run (a preview and its execution).
     AuditTrail trail(const Actor& actor, std::string command,
@@ -122,6 +132,7 @@ class Engine {
     HistoryRecorder history_;
     ContainerImageResolver images_;
     PodNamespaces pod_namespaces_;
+    SlurmAccounts slurm_accounts_;
 };
 
 }  // namespace gpukill::engine

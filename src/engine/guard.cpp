@@ -128,20 +128,21 @@ void Guard::cycle(std::chrono::system_clock::time_point now, Snapshot snapshot) 
     std::vector<std::string> notes;
     const auto rogue_scores = rogue_scores_for(config.roots, config.config_dir, config.state_dir,
                                                policy, snapshot, notes);
+    auto project_facts = read_project_facts(policy, snapshot, engine_.slurm_accounts(), notes);
     for (const std::string& note : notes) {
         // The same problem every cycle is said once.
         if (notes_said_.insert(note).second) emit(GuardEventKind::note, "note: " + note);
     }
-    guard::Evaluation evaluation = guard::evaluate(guard::EvaluationInput{
-        .policy = policy,
-        .snapshot = snapshot,
-        .history = history_,
-        .clock = guard::local_clock(now),
-        .state = state_,
-        .reclaim_protected = setup_.protected_list,
-        .unix_group_members = groups,
-        .rogue_scores = rogue_scores,
-        .project_facts = read_project_facts(policy, snapshot, config.roots)});
+    guard::Evaluation evaluation =
+        guard::evaluate(guard::EvaluationInput{.policy = policy,
+                                               .snapshot = snapshot,
+                                               .history = history_,
+                                               .clock = guard::local_clock(now),
+                                               .state = state_,
+                                               .reclaim_protected = setup_.protected_list,
+                                               .unix_group_members = groups,
+                                               .rogue_scores = rogue_scores,
+                                               .project_facts = std::move(project_facts)});
     state_ = evaluation.state;
     if (auto saved = guard::save_state(config.state_dir, state_); !saved) {
         emit(

@@ -49,7 +49,7 @@ struct RogueScore {
 // the edge for the processes holding GPUs (engine/project_facts.hpp).
 struct ProjectFacts {
     std::optional<std::string> kubernetes_namespace;  // of its pod, as the kubelet names it
-    std::optional<std::string> slurm_account;         // SLURM_JOB_ACCOUNT in its environment
+    std::optional<std::string> slurm_account;  // of its job (cgroup), as slurmctld records it
 };
 
 struct EvaluationInput {

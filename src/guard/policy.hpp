@@ -92,8 +92,8 @@ struct GpuRule {
 
 // A project as the cluster calls one. A process is counted in the first project, in
 // file order, any of whose match lists it meets: its Kubernetes namespace (its pod, from
-// its cgroup, named by the kubelet), its Slurm account (SLURM_JOB_ACCOUNT in its
-// environment) or job (its cgroup), or a Unix group its user is in. The limits are for
+// its cgroup, named by the kubelet), its Slurm account (of the job its cgroup names, as
+// slurmctld records it) or job (its cgroup), or a Unix group its user is in. The limits are for
 // the project's processes together, like a group's; allowed_gpus keeps them to some GPUs.
 struct ProjectMatch {
     std::set<std::string> kubernetes_namespaces;

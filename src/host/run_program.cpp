@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +59,25 @@ bool reap_within(pid_t pid, int& status, double seconds) {
 }
 
 }  // namespace
+
+bool is_executable_file(const std::string& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+std::optional<std::string> find_in_path(std::string_view name, std::string_view path_list,
+                                        const std::function<bool(const std::string&)>& executable) {
+    while (true) {
+        const std::size_t colon = path_list.find(':');
+        std::string dir(path_list.substr(0, colon));
+        if (dir.empty()) dir = ".";
+        std::string candidate = dir + "/" + std::string(name);
+        if (executable(candidate)) return candidate;
+        if (colon == std::string_view::npos) return std::nullopt;
+        path_list.remove_prefix(colon + 1);
+    }
+}
 
 Result<ProgramRun> run_program(const std::vector<std::string>& argv,
                                const ProgramOptions& options) {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/result.hpp"
@@ -28,6 +30,14 @@ struct ProgramOptions {
     double kill_grace_seconds = 2;
     std::size_t max_output_bytes = 64 * 1024;
 };
+
+// A regular file this process may execute.
+bool is_executable_file(const std::string& path);
+
+// The first directory of a PATH-style list holding an executable `name` (an empty entry
+// is the current directory, as execvp reads it). `executable` tests a path. Pure.
+std::optional<std::string> find_in_path(std::string_view name, std::string_view path_list,
+                                        const std::function<bool(const std::string&)>& executable);
 
 // argv[0] is a path (no PATH search). Errors: the pipe, fork or exec failed (the errno of
 // exec, e.g. ENOENT or EACCES, is kept). A program that ran is a value whatever it did.

@@ -12,16 +12,12 @@
 #include "host/capabilities.hpp"
 #include "host/drm_pci.hpp"
 #include "host/fd_io.hpp"
+#include "host/run_program.hpp"
 
 namespace gpukill::reclaim {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_executable(const std::string& path) {
-    std::error_code error;
-    return fs::is_regular_file(path, error) && access(path.c_str(), X_OK) == 0;
-}
 
 bool privileged() {
     if (geteuid() == 0) return true;
@@ -33,7 +29,7 @@ bool privileged() {
 
 void find_nvidia_smi(const ResetFactsOptions& options, ResetFacts& facts) {
     if (options.nvidia_smi) {
-        if (is_executable(*options.nvidia_smi)) {
+        if (is_executable_file(*options.nvidia_smi)) {
             facts.nvidia_smi = *options.nvidia_smi;
         } else {
             facts.nvidia_smi_missing = fmt::format(
@@ -43,7 +39,8 @@ void find_nvidia_smi(const ResetFactsOptions& options, ResetFacts& facts) {
         }
         return;
     }
-    facts.nvidia_smi = find_in_path("nvidia-smi", options.path_env.value_or(""), is_executable);
+    facts.nvidia_smi =
+        find_in_path("nvidia-smi", options.path_env.value_or(""), is_executable_file);
     if (!facts.nvidia_smi) facts.nvidia_smi_missing = "nvidia-smi is not on PATH";
 }
 
@@ -99,19 +96,6 @@ AmdRecovery amd_recovery(const HostRoots& roots, const std::string& bus_id) {
 bool has_cap_sys_admin(std::uint64_t mask) {
     constexpr unsigned kCapSysAdmin = 21;
     return ((mask >> kCapSysAdmin) & 1U) != 0;
-}
-
-std::optional<std::string> find_in_path(std::string_view name, std::string_view path_list,
-                                        const std::function<bool(const std::string&)>& executable) {
-    while (true) {
-        const std::size_t colon = path_list.find(':');
-        std::string dir(path_list.substr(0, colon));
-        if (dir.empty()) dir = ".";
-        std::string candidate = dir + "/" + std::string(name);
-        if (executable(candidate)) return candidate;
-        if (colon == std::string_view::npos) return std::nullopt;
-        path_list.remove_prefix(colon + 1);
-    }
 }
 
 std::optional<std::string> parse_xgmi_hive_id(std::string_view text) {

@@ -28,11 +28,6 @@ struct ResetFactsOptions {
 ResetFacts gather_reset_facts(const Snapshot& snapshot, const HostRoots& roots,
                               const ResetFactsOptions& options);
 
-// The first directory of a PATH-style list holding an executable `name` (an empty entry
-// is the current directory, as execvp reads it). `executable` tests a path. Pure.
-std::optional<std::string> find_in_path(std::string_view name, std::string_view path_list,
-                                        const std::function<bool(const std::string&)>& executable);
-
 // CAP_SYS_ADMIN (bit 21, include/uapi/linux/capability.h) is in `mask`.
 bool has_cap_sys_admin(std::uint64_t mask);
 

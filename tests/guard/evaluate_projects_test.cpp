@@ -81,18 +81,13 @@ TEST(GuardProjects, APolicyProjectMustMatchSomethingAndLimitSomething) {
     }
 }
 
-TEST(ProjectFactsReading, PodNamespacesAndTheSlurmAccountFromTheEnvironment) {
+TEST(ProjectFactsReading, PodNamespacesFromTheKubeletsLogDirectoryNames) {
     auto namespaces =
         pod_namespaces_from_names({"vision-train_trainer-7f9c_0d1e2f3a-1111-2222-3333-444455556666",
                                    "kube-system_x_y", "no-underscores", "_a_b", "a_b_"});
     EXPECT_EQ(namespaces.size(), 2u);
     EXPECT_EQ(namespaces["0d1e2f3a-1111-2222-3333-444455556666"], "vision-train");
     EXPECT_EQ(namespaces["y"], "kube-system");
-    using namespace std::string_view_literals;
-    const auto environ = "PATH=/bin\0SLURM_JOB_ACCOUNT=vision\0SLURM_JOB_ACCOUNTX=no\0"sv;
-    EXPECT_EQ(engine::environment_value(environ, "SLURM_JOB_ACCOUNT"), "vision");
-    EXPECT_FALSE(engine::environment_value(environ, "SLURM_JOB"));
-    EXPECT_FALSE(engine::environment_value(""sv, "PATH"));
 }
 
 }  // namespace

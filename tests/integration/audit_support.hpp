@@ -30,25 +30,6 @@ inline std::string state_dir(const SimulatedHost& host) {
     return host.env().at("GPUKILL_STATE_DIR");
 }
 
-// Lets other users use the simulated host (its devices, its state files, the NVML
-// library path): the test tree only, made by this test.
-inline void open_host_to_all_users(const SimulatedHost& host) {
-    namespace fs = std::filesystem;
-    const fs::path base = fs::path(host.root()).parent_path();
-    fs::permissions(base, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec);
-    for (const auto& entry : fs::recursive_directory_iterator(host.root())) {
-        if (entry.is_symlink()) continue;
-        const fs::perms extra = entry.is_directory()
-                                    ? fs::perms::all
-                                    : fs::perms::owner_read | fs::perms::owner_write |
-                                          fs::perms::group_read | fs::perms::group_write |
-                                          fs::perms::others_read | fs::perms::others_write;
-        fs::permissions(entry.path(), extra, fs::perm_options::add);
-    }
-    fs::permissions(host.root(), fs::perms::all, fs::perm_options::add);
-}
-
 inline std::uint64_t start_time_of(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "slurm_controller.hpp"
 #include "support.hpp"
+#include "test_cgroup.hpp"
 
 namespace gpukill::testing {
 namespace {
@@ -443,24 +445,58 @@ TEST(GuardTest, ATimeWindowChangesTheLimitByTheHostsClock) {
     EXPECT_TRUE(other["decisions"].empty()) << other.dump();
 }
 
-// A Slurm job's processes carry SLURM_JOB_ACCOUNT in their environment: the project that
-// names the account counts them together, and guard test says why it did.
-TEST(GuardTest, ALiveProjectCountsItsSlurmAccountAndSaysWhy) {
+// Runs `gpusim run ARGS` as `uid` with `env` set: setpriv, then env, exec it, so the
+// workload keeps the PID the test started.
+Workload run_as(SimulatedHost& host, uid_t uid, const std::vector<std::string>& env,
+                const std::vector<std::string>& args) {
+    std::vector<std::string> launcher = {"/usr/bin/setpriv", "--reuid=" + std::to_string(uid),
+                                         "--regid=" + std::to_string(uid), "--clear-groups",
+                                         "/usr/bin/env"};
+    launcher.insert(launcher.end(), env.begin(), env.end());
+    return host.run_via(launcher, args);
+}
+
+// A workload of Slurm job `job` for `uid`: in the cgroup slurmd's v1 layout gives a job
+// step (/slurm/uid_U/job_J/step_0), which is where gpukill reads the job id from.
+struct JobWorkload {
+    JobWorkload(SimulatedHost& host, uid_t uid, const std::string& job,
+                const std::vector<std::string>& args)
+        : cgroup("slurm/uid_" + std::to_string(uid) + "/job_" + job + "/step_0"),
+          workload(run_as(host, uid, {"SLURM_JOB_ACCOUNT=vision"}, args)) {
+        if (!cgroup.usable() || !cgroup.move(workload.pid())) {
+            throw std::runtime_error("cannot place the workload in job " + job + "'s cgroup");
+        }
+    }
+    TestCgroup cgroup;
+    Workload workload;
+};
+
+// Slurm's own record names a job's account: the project that names the account counts
+// the job's processes together, and guard test says why it did.
+TEST(GuardSlurm, AProjectCountsTheProcessesOfItsAccountsJobsAndSaysWhy) {
+    SlurmController slurm;
+    if (slurm.unavailable()) GTEST_SKIP() << *slurm.unavailable();
     SimulatedHost host;
+    open_host_to_all_users(host);
     GuardFiles files(host);
-    ::setenv("SLURM_JOB_ACCOUNT", "vision", 1);  // inherited by the next workloads only
-    Workload first = host.run({"--gpu", "0", "--mem", "3G", "--name", "train-a"});
-    Workload second = host.run({"--gpu", "1", "--mem", "3G", "--name", "train-b"});
-    ::unsetenv("SLURM_JOB_ACCOUNT");
-    Workload outsider = host.run({"--gpu", "1", "--mem", "6G", "--name", "other"});
+    const std::string first_job = slurm.submit_held("vision");
+    const std::string second_job = slurm.submit_held("vision");
+    const std::string other_job = slurm.submit_held("physics");
+    JobWorkload first(host, 1000, first_job, {"--gpu", "0", "--mem", "3G", "--name", "train-a"});
+    JobWorkload second(host, 1000, second_job, {"--gpu", "1", "--mem", "3G", "--name", "train-b"});
+    // Another account's job, though its environment names vision.
+    JobWorkload outsider(host, 1000, other_job, {"--gpu", "1", "--mem", "6G", "--name", "other"});
     const std::string policy =
         files.write("guard.yaml",
                     "mode: enforce\nprojects:\n  vision:\n    slurm_accounts: [vision]\n"
                     "    memory_limit: 5G\n");
-    CommandResult r = host.gpukill({"guard", "test", "--policy", policy, "--json"}, files.env());
+    std::map<std::string, std::string> env = files.env();
+    env.merge(slurm.env());
+    CommandResult r = host.gpukill({"guard", "test", "--policy", policy, "--json"}, env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     nlohmann::json doc = parse_json(r);
-    const nlohmann::json* over = decision(doc, second.pid(), "projects.vision.memory_limit");
+    const nlohmann::json* over =
+        decision(doc, second.workload.pid(), "projects.vision.memory_limit");
     ASSERT_NE(over, nullptr) << r.out;
     EXPECT_NE((*over)["why"].get<std::string>().find("project vision's 2 processes use 6.0 GiB"),
               std::string::npos)
@@ -468,8 +504,48 @@ TEST(GuardTest, ALiveProjectCountsItsSlurmAccountAndSaysWhy) {
     EXPECT_NE(
         (*over)["why"].get<std::string>().find("(counted in project vision: Slurm account vision)"),
         std::string::npos);
-    EXPECT_EQ(decision(doc, first.pid(), "projects.vision.memory_limit"), nullptr);
-    EXPECT_EQ(decision(doc, outsider.pid(), "projects.vision.memory_limit"), nullptr);
+    EXPECT_EQ(decision(doc, first.workload.pid(), "projects.vision.memory_limit"), nullptr);
+    EXPECT_EQ(decision(doc, outsider.workload.pid(), "projects.vision.memory_limit"), nullptr);
+}
+
+// The adversarial run's case: a process that names an account in its own environment is
+// not that account's, so it cannot push a real member's job over a project limit. Only
+// a second real job of the account does, and then the newer of the two is terminated.
+TEST(GuardSlurm, AnAccountClaimedInTheEnvironmentIsNoMembershipAndTerminatesNoMember) {
+    SlurmController slurm;
+    if (slurm.unavailable()) GTEST_SKIP() << *slurm.unavailable();
+    SimulatedHost host;
+    open_host_to_all_users(host);
+    GuardFiles files(host);
+    const std::string policy =
+        files.write("guard.yaml",
+                    "mode: enforce\nprojects:\n  vision:\n    slurm_accounts: [vision]\n"
+                    "    max_processes: 1\n    action: terminate\n    grace_period: 0s\n");
+    std::map<std::string, std::string> env = files.env();
+    env.merge(slurm.env());
+
+    // nobody, in no job, claims the account first; then the account's real job starts.
+    Workload squatter = run_as(host, 65534, {"SLURM_JOB_ACCOUNT=vision"},
+                               {"--gpu", "0", "--mem", "2G", "--name", "squatter"});
+    JobWorkload member(host, 1000, slurm.submit_held("vision"),
+                       {"--gpu", "0", "--mem", "4G", "--name", "vision-train"});
+    CommandResult quiet = host.gpukill({"guard", "run", "--once", "--policy", policy}, env);
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err << quiet.out;
+    EXPECT_EQ(quiet.out.find("terminate"), std::string::npos) << quiet.out;
+    EXPECT_TRUE(process_alive(member.workload.pid()));
+    EXPECT_TRUE(process_alive(squatter.pid()));
+
+    // A second job of the account: two members over a limit of one, the newer goes.
+    JobWorkload newer(host, 1000, slurm.submit_held("vision"),
+                      {"--gpu", "1", "--mem", "1G", "--name", "vision-eval"});
+    CommandResult acted = host.gpukill({"guard", "run", "--once", "--policy", policy}, env);
+    ASSERT_EQ(acted.exit_code, 0) << acted.err << acted.out;
+    EXPECT_NE(acted.out.find("terminate PID " + std::to_string(newer.workload.pid())),
+              std::string::npos)
+        << acted.out;
+    EXPECT_FALSE(process_alive(newer.workload.pid()));
+    EXPECT_TRUE(process_alive(member.workload.pid()));
+    EXPECT_TRUE(process_alive(squatter.pid()));
 }
 
 }  // namespace

@@ -288,6 +288,21 @@ Workload SimulatedHost::run_program(const std::string& program,
                                     const std::vector<std::string>& args) {
     std::vector<std::string> argv = {program, "run", "--root", root_};
     argv.insert(argv.end(), args.begin(), args.end());
+    return start_workload(argv);
+}
+
+Workload SimulatedHost::run_via(const std::vector<std::string>& launcher,
+                                const std::vector<std::string>& args) {
+    std::vector<std::string> argv = launcher;
+    for (const std::string& word :
+         {std::string(GPUSIM_BIN), std::string("run"), std::string("--root"), root_}) {
+        argv.push_back(word);
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    return start_workload(argv);
+}
+
+Workload SimulatedHost::start_workload(const std::vector<std::string>& argv) {
     int out_fd = -1;
     int err_fd = -1;
     pid_t pid = spawn(argv, {}, out_fd, err_fd);
@@ -351,6 +366,25 @@ bool process_alive(pid_t pid) {
 std::string current_user_name() {
     passwd* entry = getpwuid(getuid());
     return entry != nullptr ? entry->pw_name : std::to_string(getuid());
+}
+
+// Lets other users use the simulated host (its devices, its state files, the NVML
+// library path): the test tree only, made by this test.
+void open_host_to_all_users(const SimulatedHost& host) {
+    namespace fs = std::filesystem;
+    const fs::path base = fs::path(host.root()).parent_path();
+    fs::permissions(base, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+    for (const auto& entry : fs::recursive_directory_iterator(host.root())) {
+        if (entry.is_symlink()) continue;
+        const fs::perms extra = entry.is_directory()
+                                    ? fs::perms::all
+                                    : fs::perms::owner_read | fs::perms::owner_write |
+                                          fs::perms::group_read | fs::perms::group_write |
+                                          fs::perms::others_read | fs::perms::others_write;
+        fs::permissions(entry.path(), extra, fs::perm_options::add);
+    }
+    fs::permissions(host.root(), fs::perms::all, fs::perm_options::add);
 }
 
 }  // namespace gpukill::testing

@@ -94,6 +94,10 @@ class SimulatedHost {
     Workload run(const std::vector<std::string>& args);
     // The same through `program`, a copy of gpusim (renamed, relocated): `program run ...`.
     Workload run_program(const std::string& program, const std::vector<std::string>& args);
+    // The same under `launcher`, a command that execs the rest of its arguments
+    // (setpriv --reuid=U ..., env NAME=VALUE ...): gpusim keeps the PID it starts with.
+    Workload run_via(const std::vector<std::string>& launcher,
+                     const std::vector<std::string>& args);
     void leak(unsigned gpu, const std::string& size);
 
     CommandResult gpukill(const std::vector<std::string>& args,
@@ -101,11 +105,18 @@ class SimulatedHost {
     nlohmann::json list_json(const std::vector<std::string>& extra_args = {}) const;
 
   private:
+    // Starts argv (which runs `gpusim run`) and waits for its ready line.
+    Workload start_workload(const std::vector<std::string>& argv);
+
     std::string root_;
     std::map<std::string, std::string> env_;
 };
 
 bool process_alive(pid_t pid);  // exists and is not a zombie
+
+// Lets other users use the simulated host (its devices, its state files, the NVML
+// library path): the test tree only, made by this test.
+void open_host_to_all_users(const SimulatedHost& host);
 std::string current_user_name();
 
 }  // namespace gpukill::testing

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "host/run_program.hpp"
 #include "reclaim/reset_facts.hpp"
 
 namespace gpukill {
@@ -72,11 +73,10 @@ TEST(ResetFacts, FindsTheFirstExecutableOnThePath) {
     const std::set<std::string> present = {"/opt/nvidia/bin/nvidia-smi", "/usr/bin/nvidia-smi",
                                            "./nvidia-smi"};
     auto executable = [&](const std::string& path) { return present.contains(path); };
-    EXPECT_EQ(
-        reclaim::find_in_path("nvidia-smi", "/usr/local/bin:/opt/nvidia/bin:/usr/bin", executable),
-        "/opt/nvidia/bin/nvidia-smi");
-    EXPECT_EQ(reclaim::find_in_path("nvidia-smi", "/sbin::/usr/bin", executable), "./nvidia-smi");
-    EXPECT_EQ(reclaim::find_in_path("nvidia-smi", "/sbin:/bin", executable), std::nullopt);
+    EXPECT_EQ(find_in_path("nvidia-smi", "/usr/local/bin:/opt/nvidia/bin:/usr/bin", executable),
+              "/opt/nvidia/bin/nvidia-smi");
+    EXPECT_EQ(find_in_path("nvidia-smi", "/sbin::/usr/bin", executable), "./nvidia-smi");
+    EXPECT_EQ(find_in_path("nvidia-smi", "/sbin:/bin", executable), std::nullopt);
 }
 
 TEST(ResetFacts, CapSysAdminIsBit21) {
