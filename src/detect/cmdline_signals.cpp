@@ -21,6 +21,17 @@ std::string shown(std::string_view text) {
     return quote_escaped(std::string(text.substr(0, kShownBytes)) + "...");
 }
 
+// Where an endpoint points and nothing more: scheme, host and port. A URL's user and
+// password (`stratum+tcp://WALLET.worker:PASSWORD@pool:3333`), path and query stay out of
+// the evidence, which goes to the audit log, syslog and every API client.
+std::string where_to(const Endpoint& endpoint) {
+    std::string text = endpoint.scheme.empty() ? "" : endpoint.scheme + "://";
+    text +=
+        endpoint.host.find(':') != std::string::npos ? "[" + endpoint.host + "]" : endpoint.host;
+    if (endpoint.port) text += fmt::format(":{}", *endpoint.port);
+    return shown(text);
+}
+
 // Addresses are long; the start and the end are what a person compares.
 std::string abbreviated(std::string_view address) {
     if (address.size() <= 20) return std::string(address);
@@ -105,14 +116,17 @@ std::vector<Evidence> judge_words(const std::vector<std::string>& cmdline, std::
         const std::optional<std::string_view> value = word.value ? word.value : next;
 
         const auto url = find_url(token);
-        if (url && stratum_scheme(url->scheme)) stratum.add(shown(url->url));
+        if (url && stratum_scheme(url->scheme)) {
+            const auto endpoint = parse_endpoint(url->url);
+            stratum.add(endpoint ? where_to(*endpoint) : shown(url->scheme + "://"));
+        }
 
         if (one_of(word.name, kPoolOptions) && value) {
             auto endpoint = parse_endpoint(*value);
             if (endpoint && endpoint->port && is_pool_port(*endpoint->port, config) &&
                 !stratum_scheme(endpoint->scheme)) {
                 pool.add(fmt::format("{} {} (port {} is a known pool port)", word.name,
-                                     shown(*value), *endpoint->port));
+                                     where_to(*endpoint), *endpoint->port));
             }
         }
         // A listed pool host anywhere: a bare argument, an option's value or a URL.

@@ -44,23 +44,49 @@ bool names_nothing(int err) {
     return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP || err == EXDEV;
 }
 
-// An O_PATH descriptor for `path` under the directory `dir` (the process's root or
-// working directory). In its root, "/" and ".." in the path and in absolute symlinks
-// stay inside it (RESOLVE_IN_ROOT), as the process itself would resolve them: a
-// container's "/cfg -> /etc/shadow" is the container's file, never the host's. No
-// magic links (/proc/self/...) are followed. Kernels before 5.6 lack openat2: plain
-// openat there. -1 with errno on failure.
-int open_path_under(const std::string& dir, const std::string& path, bool is_root) {
-    UniqueFd base(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!base) return -1;
+// An O_PATH descriptor for `path` resolved inside the root `root_fd` as the process
+// itself would resolve it: "/", ".." and absolute symlinks stay inside that root
+// (RESOLVE_IN_ROOT), so a container's "cfg -> /etc/shadow" or a chroot's
+// "../../../etc/shadow" names the container's or the chroot's file, never the host's; no
+// magic links (/proc/self/...) are followed. Kernels before 5.6 lack openat2, and there
+// nothing is opened (ENOSYS): an unconfined lookup would reach the host's files. -1 with
+// errno on failure.
+int open_in_root(int root_fd, const std::string& path, std::uint64_t flags) {
     open_how how{};
-    how.flags = O_PATH | O_CLOEXEC;
-    how.resolve = RESOLVE_NO_MAGICLINKS | (is_root ? RESOLVE_IN_ROOT : 0);
-    const long fd = ::syscall(SYS_openat2, base.get(), path.c_str(), &how, sizeof how);
-    if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
-    const auto start = is_root ? path.find_first_not_of('/') : 0;
-    const std::string relative = start == std::string::npos ? "." : path.substr(start);
-    return ::openat(base.get(), relative.c_str(), O_PATH | O_CLOEXEC);
+    how.flags = flags | O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    return static_cast<int>(::syscall(SYS_openat2, root_fd, path.c_str(), &how, sizeof how));
+}
+
+// The process's working directory as a path inside its root: the kernel's name for it
+// under the kernel's name for the root, checked by resolving it in the root to the very
+// directory the process is in. Empty when the working directory lies outside the root
+// (a chroot entered without chdir), was removed, or was moved since: a relative path
+// is then not resolved at all.
+std::optional<std::string> working_directory_in_root(const std::string& process_dir, int root_fd) {
+    const std::string cwd_link = process_dir + "/cwd";
+    auto root = read_link_at(AT_FDCWD, (process_dir + "/root").c_str());
+    auto cwd = read_link_at(AT_FDCWD, cwd_link.c_str());
+    if (!root || !cwd || cwd->empty() || cwd->front() != '/') return std::nullopt;
+    std::string relative;
+    if (*root == "/") {
+        relative = *cwd;
+    } else if (*cwd == *root) {
+        relative = "/";
+    } else if (cwd->starts_with(*root + "/")) {
+        relative = cwd->substr(root->size());
+    } else {
+        return std::nullopt;
+    }
+    UniqueFd resolved(open_in_root(root_fd, relative, O_DIRECTORY));
+    struct stat seen {};
+    struct stat actual {};
+    if (!resolved || ::fstat(resolved.get(), &seen) != 0 ||
+        ::stat(cwd_link.c_str(), &actual) != 0 || seen.st_dev != actual.st_dev ||
+        seen.st_ino != actual.st_ino) {
+        return std::nullopt;
+    }
+    return relative;
 }
 
 }  // namespace
@@ -122,10 +148,28 @@ Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs
                                                        const std::string& path,
                                                        std::uint64_t max_bytes) {
     if (path.empty()) return std::optional<ArgumentFile>();
-    const bool absolute = path.front() == '/';
-    const std::string dir = fmt::format("{}/{}/{}", procfs, pid, absolute ? "root" : "cwd");
-    UniqueFd handle(open_path_under(dir, path, absolute));
+    const std::string process_dir = fmt::format("{}/{}", procfs, pid);
+    UniqueFd root(::open((process_dir + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root) {
+        if (names_nothing(errno)) return std::optional<ArgumentFile>();
+        return std::unexpected(os_error("cannot open the process's root", errno));
+    }
+    std::string in_root = path;
+    if (path.front() != '/') {
+        auto cwd = working_directory_in_root(process_dir, root.get());
+        if (!cwd) {
+            return fail(
+                fmt::format("{}: the process's working directory is not inside its root", path));
+        }
+        in_root = *cwd + "/" + path;
+    }
+    UniqueFd handle(open_in_root(root.get(), in_root, 0));
     if (!handle) {
+        if (errno == ENOSYS) {
+            return fail(
+                "this kernel has no openat2 (Linux 5.6 and later): configuration files "
+                "are not read");
+        }
         if (names_nothing(errno)) return std::optional<ArgumentFile>();
         return std::unexpected(os_error("cannot look at " + path, errno));
     }

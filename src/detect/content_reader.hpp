@@ -54,12 +54,16 @@ class ExecutableReader {
     std::map<FileKey, ExecutableScan> scanned_;
 };
 
-// The file `path` names for process `pid`, at most `max_bytes` of it: an absolute path
-// in the process's own root (PROCFS/PID/root, resolved as inside it), a relative one from
-// its working directory (PROCFS/PID/cwd). Read only when it is a regular file (looked at through
-// O_PATH first, so a device or FIFO is never opened) that the process's owner `uid` may read too:
-// owned by that user, or readable by everyone. Empty optional when it names no such file
-// (`python3 -c CODE`); an error when it exists but cannot be read.
+// The file `path` names for process `pid`, at most `max_bytes` of it, resolved as the
+// process itself resolves it and confined to its root (PROCFS/PID/root): an absolute
+// path from that root, a relative one from its working directory expressed inside that
+// root; "..", absolute symlinks and magic links never leave it (openat2 RESOLVE_IN_ROOT;
+// on a kernel without openat2 nothing is read). Read only when it is a regular file
+// (looked at through O_PATH first, so a device or FIFO is never opened) that the
+// process's owner `uid` may read too: owned by that user, or readable by everyone.
+// Empty optional when it names no such file (`python3 -c CODE`); an error when it
+// exists but cannot be read, or when the working directory is outside the root (a
+// chroot entered without chdir), so a relative path names nothing it could reach.
 Result<std::optional<ArgumentFile>> read_argument_file(const std::string& procfs, pid_t pid,
                                                        std::optional<uid_t> uid,
                                                        const std::string& path,

@@ -41,6 +41,26 @@ TEST(RogueCmdline, StratumUrlsInAnyForm) {
               std::string::npos);
 }
 
+// Evidence travels to the audit log, syslog and API clients: a URL's credentials, path
+// and query never do, only where it points.
+TEST(RogueCmdline, EvidenceNamesWhereAUrlPointsNeverItsCredentials) {
+    auto evidence = judge({"./worker", "-o",
+                           "stratum+tcp://WALLET.rig1:hunter2@pool.example:3333/path?key=s3cret",
+                           "--pool", "miner:topsecret@10.1.2.3:14444"});
+    const Evidence* stratum = find(evidence, Signal::stratum_url);
+    ASSERT_NE(stratum, nullptr);
+    EXPECT_NE(stratum->detail.find("\"stratum+tcp://pool.example:3333\""), std::string::npos)
+        << stratum->detail;
+    const Evidence* pool = find(evidence, Signal::pool_address);
+    ASSERT_NE(pool, nullptr);
+    EXPECT_NE(pool->detail.find("\"10.1.2.3:14444\""), std::string::npos) << pool->detail;
+    for (const Evidence& item : evidence) {
+        for (const char* secret : {"hunter2", "s3cret", "topsecret", "rig1", "path"}) {
+            EXPECT_EQ(item.detail.find(secret), std::string::npos) << item.detail;
+        }
+    }
+}
+
 TEST(RogueCmdline, PoolOptionWithAPoolPort) {
     auto evidence = judge({"./worker", "-o", "10.1.2.3:14444", "-u", "x"});
     const Evidence* pool = find(evidence, Signal::pool_address);

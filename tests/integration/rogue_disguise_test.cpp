@@ -20,13 +20,6 @@ constexpr const char* kMonero =
     "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3"
     "A";
 
-std::string detail_of(const nlohmann::json& finding, const std::string& signal) {
-    for (const auto& evidence : finding["evidence"]) {
-        if (evidence["signal"] == signal) return evidence["detail"];
-    }
-    return "";
-}
-
 bool noted(const nlohmann::json& finding, const std::string& text) {
     for (const auto& note : finding["notes"]) {
         if (note.get<std::string>().find(text) != std::string::npos) return true;

@@ -142,6 +142,14 @@ inline std::set<std::string> signals_of(const nlohmann::json& finding) {
     return signals;
 }
 
+// The detail of the finding's evidence for `signal`, or "".
+inline std::string detail_of(const nlohmann::json& finding, const std::string& signal) {
+    for (const auto& evidence : finding["evidence"]) {
+        if (evidence["signal"] == signal) return evidence["detail"];
+    }
+    return "";
+}
+
 inline std::vector<nlohmann::json> audit_records(const ScratchDir& dirs, const std::string& event) {
     std::vector<nlohmann::json> records;
     std::istringstream lines(read_text(dirs / "state/audit.jsonl"));
