@@ -5,12 +5,15 @@
 
 #include <httplib.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
 
 #include "mcp/jsonrpc.hpp"
 #include "mcp/stateless_revision.hpp"
+#include "net/peer_owner.hpp"
 
 namespace gpukill::mcp {
 namespace {
@@ -112,6 +115,17 @@ struct HttpTransport::State {
 
     State(Server& s, HttpOptions o) : server(s), options(std::move(o)) {}
 
+    // Without a token file, the only caller is the server's own user (or root): the owner
+    // of the client's socket, as the kernel records it. Another local user would read,
+    // through this server's privileges, what it cannot read itself (other users'
+    // processes, their command lines, the rogue scan's evidence).
+    static bool own_user_connected(const httplib::Request& req) {
+        const auto owner =
+            net::loopback_peer_owner({req.remote_addr, static_cast<std::uint16_t>(req.remote_port)},
+                                     {req.local_addr, static_cast<std::uint16_t>(req.local_port)});
+        return owner && (*owner == ::geteuid() || *owner == 0);
+    }
+
     // Origin, Host and the bearer token; false with the answer written when refused.
     bool admitted(const httplib::Request& req, httplib::Response& res, bool& may_act) {
         std::optional<std::string_view> origin;
@@ -130,6 +144,14 @@ struct HttpTransport::State {
             return false;
         }
         may_act = true;
+        if (!options.tokens && !own_user_connected(req)) {
+            http_json_error(res, 403, rpc_code::invalid_request,
+                            fmt::format("this MCP server has no token file: it answers only its "
+                                        "own user (uid {}) and root; start it with --token-file "
+                                        "to serve others",
+                                        ::geteuid()));
+            return false;
+        }
         if (options.tokens) {
             const std::string authorization = req.get_header_value("Authorization");
             const auto secret = net::bearer_secret(authorization);
