@@ -3,23 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <set>
 
-#include "detect/config_file.hpp"
-#include "detect/rogue_json.hpp"
 #include "engine/audit_json.hpp"
 #include "engine/audit_queries.hpp"
+#include "engine/guard_test.hpp"
 #include "engine/health_check.hpp"
 #include "engine/kill.hpp"
-#include "engine/request_json.hpp"
+#include "engine/list.hpp"
+#include "engine/request_codec.hpp"
 #include "engine/reset.hpp"
 #include "engine/rogue_scan.hpp"
-#include "model/byte_size.hpp"
 #include "model/human_format.hpp"
 #include "model/json_text.hpp"
-#include "model/pattern.hpp"
 #include "model/snapshot_json.hpp"
 
 namespace gpukill::agent {
@@ -28,109 +23,83 @@ namespace {
 using json = nlohmann::ordered_json;
 using Params = std::multimap<std::string, std::string>;
 
-constexpr double kApiMaxHours = 24.0 * 36'500;  // as `gpukill audit`: a century
-
 ApiResponse api_ok(const json& document) {
     return ApiResponse{200, json_text(document, -1) + "\n"};
 }
 
-// Query parameters other than `known` are refused: a misspelt filter must not widen
-// an answer silently.
-Result<void> api_only_params(const Params& params, std::initializer_list<const char*> known) {
-    for (const auto& [name, value] : params) {
-        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return name == k; })) {
-            return fail(ErrorCategory::invalid_input,
-                        fmt::format("unknown query parameter '{}'", printable(name)));
-        }
-    }
-    return {};
+// The query string as the request's table reads it: every parameter must be a field of
+// `Request` (a misspelt filter must not widen an answer silently), read as the command
+// line's option of the same field would be.
+template <class Request>
+Result<Request> api_query(const ApiRequest& request) {
+    engine::NamedValues values(request.params.begin(), request.params.end());
+    return engine::request_from_text<Request>(values, engine::Spelling::field);
 }
 
-std::optional<std::string> api_single(const Params& params, const char* name) {
-    auto found = params.find(name);
-    if (found == params.end()) return std::nullopt;
-    return found->second;
-}
-
-Result<bool> api_flag_param(const Params& params, const char* name, bool fallback) {
-    auto value = api_single(params, name);
-    if (!value) return fallback;
-    if (*value == "true" || *value == "1" || value->empty()) return true;
-    if (*value == "false" || *value == "0") return false;
-    return fail(ErrorCategory::invalid_input, fmt::format("{}: expected true or false", name));
-}
-
-Result<double> api_hours_param(const Params& params) {
-    auto value = api_single(params, "hours");
-    if (!value) return 24.0;
-    double hours = 0;
-    const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), hours);
-    if (ec != std::errc() || end != value->data() + value->size() || !std::isfinite(hours) ||
-        hours <= 0 || hours > kApiMaxHours) {
+template <class Request>
+Result<Request> api_body(const ApiRequest& request) {
+    if (!request.params.empty()) {
         return fail(ErrorCategory::invalid_input,
-                    fmt::format("hours must be more than 0 and at most {:.0f}", kApiMaxHours));
+                    fmt::format("unknown query parameter '{}': the request is the JSON body",
+                                printable(request.params.begin()->first)));
     }
-    return hours;
-}
-
-Result<json> api_parse_body(const std::string& body) {
-    json parsed = json::parse(body, nullptr, false);
+    json parsed = json::parse(request.body, nullptr, false);
     if (parsed.is_discarded()) {
         return fail(ErrorCategory::invalid_input, "the request body is not JSON");
     }
-    if (!parsed.is_object()) {
-        return fail(ErrorCategory::invalid_input, "the request body must be a JSON object");
-    }
-    return parsed;
+    return engine::request_from_json<Request>(parsed);
 }
 
-std::int64_t api_now_ms(AgentCore& core) {
-    return core.with_engine([](engine::Engine& e) {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(e.now().time_since_epoch())
-            .count();
-    });
+// What the audit records say was asked: the method, the path and the request as read.
+template <class Request>
+std::string api_command(const ApiRequest& request, const Request& parsed) {
+    return fmt::format("{} {} {}", request.method, request.path,
+                       json_text(engine::request_to_json(parsed), -1));
 }
 
 ApiResponse api_version() {
     return api_ok(json{{"schema_version", kApiSchemaVersion}, {"version", GPUKILL_VERSION}});
 }
 
+// As `gpukill list --json`, narrowed by list's fields given as query parameters.
 ApiResponse api_snapshot(AgentCore& core, const ApiRequest& request) {
-    if (auto checked = api_only_params(request.params, {}); !checked)
-        return error_response(checked.error());
-    const Snapshot snapshot = core.with_engine([](engine::Engine& e) { return e.list().snapshot; });
-    return api_ok(to_json(snapshot));
+    auto parsed = api_query<engine::ListRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    auto listed = core.with_engine([&](engine::Engine& e) { return engine::list(e, *parsed); });
+    if (!listed) return error_response(listed.error());
+    return api_ok(to_json(listed->snapshot));
 }
 
-// A kill request from the body. `execute`: the plan_id is required (plan first);
-// otherwise it is refused, and the request is a dry run.
-Result<engine::KillRequest> api_kill_request(const ApiRequest& request, bool execute) {
-    auto body = api_parse_body(request.body);
-    if (!body) return std::unexpected(body.error());
-    auto parsed = engine::kill_request_from_json(*body);
+// Plan (a dry run; plan_id refused) or execute (plan_id required: plan first).
+template <class Request>
+Result<Request> api_action_request(const ApiRequest& request, bool execute, std::string_view noun) {
+    auto parsed = api_body<Request>(request);
     if (!parsed) return parsed;
     if (execute) {
         if (!parsed->expected_plan_id) {
             return fail(ErrorCategory::invalid_input,
-                        "plan_id is required: POST /v1/kill/plan first and send its plan_id");
+                        fmt::format("plan_id is required: POST /v1/{}/plan first and send its "
+                                    "plan_id",
+                                    noun));
         }
         if (parsed->dry_run) {
             return fail(ErrorCategory::invalid_input,
-                        "dry_run does not apply to /v1/kill/execute; POST /v1/kill/plan");
+                        fmt::format("dry_run does not apply to /v1/{}/execute; POST /v1/{}/plan",
+                                    noun, noun));
         }
     } else {
         if (parsed->expected_plan_id) {
-            return fail(ErrorCategory::invalid_input, "plan_id applies to /v1/kill/execute only");
+            return fail(ErrorCategory::invalid_input,
+                        fmt::format("plan_id applies to /v1/{}/execute only", noun));
         }
         parsed->dry_run = true;
     }
-    parsed->command = fmt::format("{} {} {}", request.method, request.path,
-                                  json_text(engine::kill_request_to_json(*parsed), -1));
+    parsed->command = api_command(request, *parsed);
     return parsed;
 }
 
 ApiResponse api_kill(AgentCore& core, const ApiRequest& request, bool execute) {
-    auto parsed = api_kill_request(request, execute);
+    auto parsed = api_action_request<engine::KillRequest>(request, execute, "kill");
     if (!parsed) return error_response(parsed.error());
     auto outcome = core.with_engine([&](engine::Engine& e) {
         return execute ? engine::kill(e, *parsed, request.actor)
@@ -141,33 +110,8 @@ ApiResponse api_kill(AgentCore& core, const ApiRequest& request, bool execute) {
     return api_ok(engine::kill_report_json(outcome->report()));
 }
 
-Result<engine::ResetRequest> api_reset_request(const ApiRequest& request, bool execute) {
-    auto body = api_parse_body(request.body);
-    if (!body) return std::unexpected(body.error());
-    auto parsed = engine::reset_request_from_json(*body);
-    if (!parsed) return parsed;
-    if (execute) {
-        if (!parsed->expected_plan_id) {
-            return fail(ErrorCategory::invalid_input,
-                        "plan_id is required: POST /v1/reset/plan first and send its plan_id");
-        }
-        if (parsed->dry_run) {
-            return fail(ErrorCategory::invalid_input,
-                        "dry_run does not apply to /v1/reset/execute; POST /v1/reset/plan");
-        }
-    } else {
-        if (parsed->expected_plan_id) {
-            return fail(ErrorCategory::invalid_input, "plan_id applies to /v1/reset/execute only");
-        }
-        parsed->dry_run = true;
-    }
-    parsed->command = fmt::format("{} {} {}", request.method, request.path,
-                                  json_text(engine::reset_request_to_json(*parsed), -1));
-    return parsed;
-}
-
 ApiResponse api_reset(AgentCore& core, const ApiRequest& request, bool execute) {
-    auto parsed = api_reset_request(request, execute);
+    auto parsed = api_action_request<engine::ResetRequest>(request, execute, "reset");
     if (!parsed) return error_response(parsed.error());
     auto outcome = core.with_engine(
         [&](engine::Engine& e) { return engine::reset(e, *parsed, request.actor); });
@@ -176,103 +120,61 @@ ApiResponse api_reset(AgentCore& core, const ApiRequest& request, bool execute) 
     return api_ok(engine::reset_report_json(outcome->report()));
 }
 
-// As `gpukill check`: unaccounted_threshold (a size), allow_user (repeatable), idle,
-// rogue and orphans (booleans, default true).
 ApiResponse api_check(AgentCore& core, const ApiRequest& request) {
-    const Params& params = request.params;
-    if (auto checked = api_only_params(
-            params, {"unaccounted_threshold", "allow_user", "idle", "rogue", "orphans"});
-        !checked) {
-        return error_response(checked.error());
-    }
-    engine::CheckRequest check;
-    if (auto threshold = api_single(params, "unaccounted_threshold")) {
-        auto bytes = parse_byte_size(*threshold);
-        if (!bytes) {
-            return error_response(400, "invalid_input",
-                                  "unaccounted_threshold: " + bytes.error().what);
-        }
-        check.unaccounted_memory_bytes = *bytes;
-    }
-    auto idle = api_flag_param(params, "idle", false);
-    auto rogue = api_flag_param(params, "rogue", true);
-    auto orphans = api_flag_param(params, "orphans", true);
-    for (const auto* flag : {&idle, &rogue, &orphans}) {
-        if (!*flag) return error_response(flag->error());
-    }
-    std::set<std::string> users;
-    for (auto [it, end] = params.equal_range("allow_user"); it != end; ++it)
-        users.insert(it->second);
-    if (*idle && !users.empty()) {
-        return error_response(400, "invalid_input", "give idle or allow_user, not both");
-    }
-    if (*idle || !users.empty()) check.allowed_users = std::move(users);
-    check.rogue = *rogue;
-    check.orphans = *orphans;
-    const engine::CheckOutcome outcome =
-        core.with_engine([&](engine::Engine& e) { return engine::health_check(e, check); });
-    return api_ok(engine::check_json(outcome));
+    auto parsed = api_query<engine::CheckRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    auto outcome =
+        core.with_engine([&](engine::Engine& e) { return engine::health_check(e, *parsed); });
+    if (!outcome) return error_response(outcome.error());
+    return api_ok(engine::check_json(*outcome));
 }
 
-// As `gpukill audit --actions`: hours (default 24), user, process (a regular expression).
 ApiResponse api_audit_actions(AgentCore& core, const ApiRequest& request) {
-    const Params& params = request.params;
-    if (auto checked = api_only_params(params, {"hours", "user", "process"}); !checked) {
-        return error_response(checked.error());
-    }
-    auto hours = api_hours_param(params);
-    if (!hours) return error_response(hours.error());
-    engine::ActionQuery query;
-    engine::AuditScope scope;
-    scope.kind = "actions";
-    scope.hours = *hours;
-    scope.until_unix_ms = api_now_ms(core);
-    scope.since_unix_ms =
-        scope.until_unix_ms - static_cast<std::int64_t>(std::llround(*hours * 3'600'000.0));
-    scope.user = api_single(params, "user");
-    scope.process = api_single(params, "process");
-    query.since_unix_ms = scope.since_unix_ms;
-    query.until_unix_ms = scope.until_unix_ms;
-    query.user = scope.user;
-    if (scope.process) {
-        auto pattern = Pattern::compile(*scope.process);
-        if (!pattern)
-            return error_response(400, "invalid_input", "process: " + pattern.error().what);
-        query.process = std::move(*pattern);
-    }
-    auto actions =
-        core.with_engine([&](engine::Engine& e) { return engine::query_actions(e, query); });
-    if (!actions) return error_response(actions.error());
-    scope.source = actions->source;
-    scope.source_available = actions->available;
-    return api_ok(
-        engine::actions_json(scope, actions->available ? actions->log : audit::ActionLog{}));
+    auto parsed = api_query<engine::ActionsRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    auto outcome =
+        core.with_engine([&](engine::Engine& e) { return engine::audit_actions(e, *parsed); });
+    if (!outcome) return error_response(outcome.error());
+    return api_ok(outcome->document());
 }
 
-// As `gpukill audit --rogue`: user, hours (the usage history's window). Findings are
-// recorded in the audit log under the token's name.
+ApiResponse api_audit_usage(AgentCore& core, const ApiRequest& request) {
+    auto parsed = api_query<engine::UsageRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    auto outcome =
+        core.with_engine([&](engine::Engine& e) { return engine::audit_usage(e, *parsed); });
+    if (!outcome) return error_response(outcome.error());
+    return api_ok(outcome->document());
+}
+
+// Findings are recorded in the audit log under the token's name.
 ApiResponse api_rogue(AgentCore& core, const ApiRequest& request) {
-    const Params& params = request.params;
-    if (auto checked = api_only_params(params, {"hours", "user"}); !checked) {
-        return error_response(checked.error());
-    }
-    auto hours = api_hours_param(params);
-    if (!hours) return error_response(hours.error());
-    engine::RogueScanRequest scan{.user = api_single(params, "user"),
-                                  .hours = *hours,
-                                  .command = request.method + " " + request.path};
-    auto scanned = core.with_engine([&](engine::Engine& e) -> Result<engine::RogueScanOutcome> {
-        auto config = detect::load_rogue_config(e.config().config_dir, std::nullopt);
-        if (!config) return std::unexpected(config.error());
-        return engine::rogue_scan(e, scan, *config, request.actor);
-    });
+    auto parsed = api_query<engine::RogueScanRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    parsed->command = api_command(request, *parsed);
+    auto scanned = core.with_engine(
+        [&](engine::Engine& e) { return engine::rogue_scan(e, *parsed, request.actor); });
     if (!scanned) return error_response(scanned.error());
-    return api_ok(detect::report_json(scanned->report, scanned->context));
+    return api_ok(scanned->document());
+}
+
+// As `gpukill guard test`: the policy (its YAML) judged against this host now, or
+// against a saved snapshot in the body. Signals nothing, records nothing.
+ApiResponse api_guard_test(AgentCore& core, const ApiRequest& request) {
+    auto parsed = api_body<engine::GuardTestRequest>(request);
+    if (!parsed) return error_response(parsed.error());
+    auto tested =
+        core.with_engine([&](engine::Engine& e) { return engine::guard_test(e, *parsed); });
+    if (!tested) return error_response(tested.error());
+    return api_ok(tested->document());
 }
 
 ApiResponse api_guard_status(AgentCore& core, const ApiRequest& request) {
-    if (auto checked = api_only_params(request.params, {}); !checked)
-        return error_response(checked.error());
+    if (!request.params.empty()) {
+        return error_response(
+            400, "invalid_input",
+            fmt::format("unknown query parameter '{}'", printable(request.params.begin()->first)));
+    }
     return api_ok(core.guard_status());
 }
 
@@ -315,11 +217,12 @@ ApiResponse error_response(const Error& error) {
 
 const std::vector<Endpoint>& api_endpoints() {
     static const std::vector<Endpoint> endpoints = {
-        {"GET", "/v1/version", false},    {"GET", "/v1/snapshot", false},
-        {"POST", "/v1/kill/plan", true},  {"POST", "/v1/kill/execute", true},
-        {"POST", "/v1/reset/plan", true}, {"POST", "/v1/reset/execute", true},
-        {"GET", "/v1/check", false},      {"GET", "/v1/audit/actions", false},
-        {"GET", "/v1/rogue", false},      {"GET", "/v1/guard", false},
+        {"GET", "/v1/version", false},     {"GET", "/v1/snapshot", false},
+        {"POST", "/v1/kill/plan", true},   {"POST", "/v1/kill/execute", true},
+        {"POST", "/v1/reset/plan", true},  {"POST", "/v1/reset/execute", true},
+        {"GET", "/v1/check", false},       {"GET", "/v1/audit/actions", false},
+        {"GET", "/v1/rogue", false},       {"GET", "/v1/guard", false},
+        {"POST", "/v1/guard/test", false}, {"GET", "/v1/audit/usage", false},
     };
     return endpoints;
 }
@@ -336,6 +239,8 @@ ApiResponse handle_api(AgentCore& core, const ApiRequest& request) {
     if (path == "/v1/audit/actions") return api_audit_actions(core, request);
     if (path == "/v1/rogue") return api_rogue(core, request);
     if (path == "/v1/guard") return api_guard_status(core, request);
+    if (path == "/v1/guard/test") return api_guard_test(core, request);
+    if (path == "/v1/audit/usage") return api_audit_usage(core, request);
     return error_response(404, "not_found", "no such endpoint: " + path);
 }
 

@@ -21,16 +21,27 @@
 #include "cli/standard_streams.hpp"
 #include "cli/suggest.hpp"
 #include "cli/terminal_width.hpp"
+#include "engine/audit_queries.hpp"
+#include "engine/guard_test.hpp"
+#include "engine/health_check.hpp"
+#include "engine/kill.hpp"
+#include "engine/list_request.hpp"
 #include "engine/outcome_codes.hpp"
+#include "engine/reset.hpp"
 #include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {
 
+bool given(const CommandLine& cl, const std::string& option) {
+    const CLI::Option* found = cl.app->get_option_no_throw(option);
+    return found != nullptr && found->count() > 0;
+}
+
 // The first option given that does not apply to `command`, if any.
-std::optional<std::string> misplaced_option(CLI::App& app, Command command) {
+std::optional<std::string> misplaced_option(const CommandLine& cl, Command command) {
     for (const OptionScope& scope : option_scopes()) {
-        if (app.get_option(scope.name)->count() == 0) continue;
+        if (!given(cl, scope.name)) continue;
         if (std::find(scope.commands.begin(), scope.commands.end(), command) ==
             scope.commands.end()) {
             return fmt::format("{} does not apply to {}", scope.name, command_name(command));
@@ -121,12 +132,12 @@ std::vector<std::string> arguments(int argc, char** argv) {
 // options only --pid does: a selector alone (`gpukill --orphaned --batch`) must not
 // become a kill nobody typed.
 std::optional<Command> implied_command(const CommandLine& cl) {
-    if (cl.app->get_option("--pid")->count() > 0) return Command::kill;
+    if (given(cl, "--pid")) return Command::kill;
     for (const OptionScope& scope : option_scopes()) {
         if (scope.commands.size() != 1) continue;
         const Command only = scope.commands.front();
-        if (only != Command::list && only != Command::audit) continue;
-        if (cl.app->get_option(scope.name)->count() > 0) return only;
+        if (only != Command::list && only != Command::audit && only != Command::guard) continue;
+        if (given(cl, scope.name)) return only;
     }
     return std::nullopt;
 }
@@ -145,13 +156,20 @@ int run_command(CommandLine& cl, int argc, char** argv) {
             return unknown_command_error(word);
         }
     }
-    if (!cl.reset_gpus.empty()) {
-        std::string joined = fmt::format("{}", fmt::join(cl.reset_gpus, ","));
-        if (cl.list.gpu && *cl.list.gpu != joined) {
+    // `gpukill 1234` and `gpukill kill 1234` are --pid 1234.
+    for (const std::string& pid : cl.positional_pids) cl.requests.add_value("--pid", pid);
+    for (const std::string& pid : cl.kill_pids) cl.requests.add_value("--pid", pid);
+    // `gpukill reset 0 1` (nvidia-smi's users type it) and `gpukill --reset 0` are --gpu.
+    std::vector<std::string> reset_gpus = cl.reset_gpus;
+    if (!cl.compat_reset_target.empty()) reset_gpus.push_back(cl.compat_reset_target);
+    if (!reset_gpus.empty()) {
+        const std::string joined = fmt::format("{}", fmt::join(reset_gpus, ","));
+        const std::vector<std::string> gpu = cl.requests.values("--gpu");
+        if (!gpu.empty() && gpu.front() != joined) {
             return usage_error(
-                fmt::format("reset {} and --gpu {} name different GPUs", joined, *cl.list.gpu));
+                fmt::format("reset {} and --gpu {} name different GPUs", joined, gpu.front()));
         }
-        cl.list.gpu = joined;
+        cl.requests.replace_value("--gpu", joined);
     }
 
     std::vector<Command> chosen;
@@ -180,46 +198,43 @@ int run_command(CommandLine& cl, int argc, char** argv) {
         return usage_error("no command given (try `gpukill list`, or gpukill --help)");
     }
     const Command command = chosen.front();
-    if (auto misplaced = misplaced_option(*cl.app, command)) return usage_error(*misplaced);
+    if (auto misplaced = misplaced_option(cl, command)) return usage_error(*misplaced);
     if (is_interface_command(command, cl)) {
         return run_interface_command(command, cl, global, argc, argv);
     }
 
     switch (command) {
         case Command::doctor:
-            return run_doctor(global, cl.doctor_json);
-        case Command::check:
-            return run_check(global, cl.check);
-        case Command::kill:
-            return run_kill(global, cl.kill_options(), arguments(argc, argv));
+            return run_doctor(global, cl.list.json);
+        case Command::check: {
+            auto request = cl.requests.request<engine::CheckRequest>();
+            if (!request) return usage_error(request.error().what);
+            return run_check(global, *request, cl.list.json);
+        }
+        case Command::kill: {
+            auto request = cl.requests.request<engine::KillRequest>();
+            if (!request) return usage_error(request.error().what);
+            cl.kill.json = cl.list.json;
+            return run_kill(global, cl.kill, std::move(*request), arguments(argc, argv));
+        }
         case Command::reset: {
-            ResetOptions& reset = cl.reset;
-            if (!cl.compat_reset_target.empty()) {
-                if (cl.list.gpu && *cl.list.gpu != cl.compat_reset_target) {
-                    return usage_error(fmt::format("--reset {} and --gpu {} name different GPUs",
-                                                   cl.compat_reset_target, *cl.list.gpu));
-                }
-                reset.gpu = cl.compat_reset_target;
-            } else {
-                reset.gpu = cl.list.gpu;
-            }
-            reset.force = cl.kill.force;
-            reset.dry_run = cl.kill.dry_run;
-            reset.json = cl.list.json;
-            reset.timeout_seconds = cl.kill.timeout_seconds;
-            reset.verify_timeout_seconds = cl.kill.verify_timeout_seconds;
-            reset.plan_id = cl.kill.plan_id;
-            reset.actor = cl.kill.actor;
-            return run_reset(global, reset, arguments(argc, argv));
+            auto request = cl.requests.request<engine::ResetRequest>();
+            if (!request) return usage_error(request.error().what);
+            cl.reset.json = cl.list.json;
+            cl.reset.actor = cl.kill.actor;
+            return run_reset(global, cl.reset, std::move(*request), arguments(argc, argv));
         }
         case Command::audit:
             cl.audit.json = cl.list.json;
-            return run_audit(global, cl.audit, arguments(argc, argv));
+            return run_audit(global, cl.audit, cl.requests, arguments(argc, argv));
         case Command::guard:
             cl.guard_cli.options.json = cl.list.json;
-            return run_guard(global, cl.guard_cli, arguments(argc, argv));
-        case Command::list:
-            return run_list(global, cl.list);
+            return run_guard(global, cl.guard_cli, cl.requests, arguments(argc, argv));
+        case Command::list: {
+            auto request = cl.requests.request<engine::ListRequest>();
+            if (!request) return usage_error(request.error().what);
+            return run_list(global, cl.list, std::move(*request));
+        }
         case Command::agent:
         case Command::mcp:
         case Command::top:

@@ -7,16 +7,15 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "cli/request_options.hpp"
 
 namespace gpukill::cli {
 
+// audit's own options: which view, and the rogue configuration's commands. The window
+// and filters are its requests' fields (usage, actions, the rogue scan).
 struct AuditOptions {
-    double hours = 24;                   // --audit-hours N: the window, ending now
-    std::optional<std::string> user;     // --audit-user U: exact name or uid
-    std::optional<std::string> process;  // --audit-process PATTERN: regex on name/command
-    bool summary = false;                // --audit-summary
-    bool actions = false;                // --actions: the reclaim engine's action log
-    bool json = false;                   // --json / --output json
+    bool actions = false;  // --actions: the reclaim engine's action log
+    bool json = false;     // --json / --output json
 
     // Rogue detection (cli/rogue_command.hpp).
     bool rogue = false;                              // --rogue
@@ -27,6 +26,6 @@ struct AuditOptions {
 };
 
 int run_audit(const GlobalOptions& global, const AuditOptions& options,
-              const std::vector<std::string>& argv);
+              const RequestOptions& requests, const std::vector<std::string>& argv);
 
 }  // namespace gpukill::cli

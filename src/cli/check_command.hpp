@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "engine/health_check.hpp"
 
 namespace gpukill::cli {
 
@@ -17,15 +18,6 @@ inline constexpr int problem = 1;
 inline constexpr int unknown = 2;
 }  // namespace check_exit
 
-struct CheckOptions {
-    bool json = false;
-    std::optional<std::string> unaccounted_threshold;  // a size: 256M (default), 1G
-    std::vector<std::string> allowed_users;            // --allow-user, repeatable
-    bool idle = false;                                 // --idle: any holder is a problem
-    bool no_rogue = false;
-    bool no_orphans = false;
-};
-
-int run_check(const GlobalOptions& global, const CheckOptions& options);
+int run_check(const GlobalOptions& global, const engine::CheckRequest& request, bool json);
 
 }  // namespace gpukill::cli

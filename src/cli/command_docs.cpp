@@ -1,5 +1,7 @@
 #include "cli/command_docs.hpp"
 
+#include "cli/request_options.hpp"
+
 #include <algorithm>
 
 namespace gpukill::cli {
@@ -283,67 +285,48 @@ const std::vector<OptionScope>& option_scopes() {
     using enum Command;
     // The commands a fleet runs (doctor looks at this host only).
     const std::vector<Command> kFleetCommands = {list, kill, reset, audit, guard, check};
-    static const std::vector<OptionScope> scopes = {
-        {"--details", {list}},
-        {"--watch", {list}},
-        {"--interval", {list, top}},
-        {"--vendor", {list}},
-        {"--gpu", {list, kill, reset, top}},
-        {"--json", {list, kill, reset, audit, guard}},
-        {"--output", {list, kill, reset, audit, guard}},
-        {"--pid", {kill}},
-        {"--filter", {kill}},
-        {"--user", {kill}},
-        {"--container", {kill}},
-        {"--slurm-job", {kill}},
-        {"--image", {list, kill}},
-        {"--not-image", {list, kill}},
-        {"--min-memory", {kill}},
-        {"--orphaned", {kill}},
-        {"--unlisted", {kill}},
-        {"--tree", {kill}},
-        {"--group", {kill}},
-        {"--batch", {kill}},
-        {"--any-process", {kill}},
-        {"--signal", {kill}},
-        {"--force", {kill, reset}},
-        {"--timeout-secs", {kill, reset}},
-        {"--verify-timeout", {kill, reset}},
-        {"--dry-run", {kill, reset}},
-        {"--all", {reset}},
-        {"--nvidia-smi", {reset}},
-        {"--audit-hours", {audit}},
-        {"--audit-user", {audit}},
-        {"--audit-process", {audit}},
-        {"--audit-summary", {audit}},
-        {"--actions", {audit}},
-        {"--rogue", {audit}},
-        {"--rogue-config", {audit}},
-        {"--rogue-export-config", {audit}},
-        {"--rogue-import-config", {audit}},
-        {"--rogue-config-file", {audit}},
-        {"--plan-id", {kill, reset}},
-        {"--actor", {kill, reset}},
-        {"--remote", kFleetCommands},
-        {"--hosts", kFleetCommands},
-        {"--hosts-file", kFleetCommands},
-        {"--exclude", kFleetCommands},
-        {"--fanout", kFleetCommands},
-        {"--gather", kFleetCommands},
-        {"--transport", kFleetCommands},
-        {"--fail-fast", kFleetCommands},
-        {"--max-failures", {kill, reset}},
-        {"--accept-new-host-keys", kFleetCommands},
-        {"--ssh-config", kFleetCommands},
-        {"--ssh-option", kFleetCommands},
-        {"--remote-gpukill", kFleetCommands},
-        {"--connect-timeout", kFleetCommands},
-        {"--command-timeout", kFleetCommands},
-        {"--token-file", kFleetCommands},
-        {"--agent-ca", kFleetCommands},
-        {"--agent-scheme", kFleetCommands},
-        {"--agent-port", kFleetCommands},
-    };
+    // The command line's own options; every engine request's options follow, scoped to
+    // the commands whose requests have them (request_options.hpp).
+    static const std::vector<OptionScope> scopes = [&] {
+        std::vector<OptionScope> all = {
+            {"--details", {list}},
+            {"--watch", {list}},
+            {"--interval", {list, top}},
+            {"--json", {list, kill, reset, audit, guard, check, doctor}},
+            {"--output", {list, kill, reset, audit, guard, check, doctor}},
+            {"--nvidia-smi", {reset}},
+            {"--actions", {audit}},
+            {"--rogue", {audit}},
+            {"--rogue-config", {audit}},
+            {"--rogue-export-config", {audit}},
+            {"--rogue-import-config", {audit}},
+            {"--rogue-config-file", {audit}},
+            {"--actor", {kill, reset}},
+            {"--remote", kFleetCommands},
+            {"--hosts", kFleetCommands},
+            {"--hosts-file", kFleetCommands},
+            {"--exclude", kFleetCommands},
+            {"--fanout", kFleetCommands},
+            {"--gather", kFleetCommands},
+            {"--transport", kFleetCommands},
+            {"--fail-fast", kFleetCommands},
+            {"--max-failures", {kill, reset}},
+            {"--accept-new-host-keys", kFleetCommands},
+            {"--ssh-config", kFleetCommands},
+            {"--ssh-option", kFleetCommands},
+            {"--remote-gpukill", kFleetCommands},
+            {"--connect-timeout", kFleetCommands},
+            {"--command-timeout", kFleetCommands},
+            {"--token-file", kFleetCommands},
+            {"--agent-ca", kFleetCommands},
+            {"--agent-scheme", kFleetCommands},
+            {"--agent-port", kFleetCommands},
+        };
+        for (const std::string& option : request_option_names()) {
+            all.push_back(OptionScope{.name = option, .commands = commands_taking(option)});
+        }
+        return all;
+    }();
     return scopes;
 }
 

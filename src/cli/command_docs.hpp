@@ -46,7 +46,7 @@ const std::vector<CommandFlag>& command_flags();
 // group (the guard options, check's, doctor's) belongs to that command alone, and the
 // host and state options apply everywhere.
 struct OptionScope {
-    const char* name;  // the long name, with "--"
+    std::string name;  // the long name, with "--"
     std::vector<Command> commands;
 };
 

@@ -46,77 +46,20 @@ void add_list_flags(CLI::App& app, ListOptions& list, std::string& output) {
         ->type_name("FORMAT")
         ->check(CLI::IsMember({"table", "json"}))
         ->group(kOutputOptionsGroup);
-    app.add_option("--gpu,-g", list.gpu, "only this GPU: index, UUID or PCI bus id")
-        ->type_name("GPU")
-        ->group("Choosing a GPU");
-    app.add_option("--vendor", list.vendor, "nvidia, amd, intel or all (default all)")
-        ->type_name("VENDOR")
-        ->group(group);
     app.add_flag("--watch,-w", list.watch, "refresh until interrupted")->group(group);
     app.add_option("--interval", list.interval_seconds, "seconds between refreshes (default 2)")
         ->type_name("SECONDS")
         ->group(group);
 }
 
-void add_kill_flags(CLI::App& app, KillOptions& kill) {
-    const char* group = "Killing (gpukill kill, or gpukill --kill)";
-    app.add_option("--pid,-p", kill.pids, "a process to stop (repeatable)")
-        ->type_name("PID")
-        ->group(group);
-    app.add_option("--filter", kill.filter, "regular expression on name and command line")
-        ->type_name("REGEX")
-        ->group(group);
-    app.add_option("--user,-u", kill.user, "processes of this user (exact name or uid)")
-        ->type_name("USER")
-        ->group(group);
-    app.add_option("--container", kill.container,
-                   "processes in this container (id prefix or pod UID)")
-        ->type_name("ID")
-        ->group(group);
-    app.add_option("--slurm-job", kill.slurm_job,
-                   "processes in this Slurm job (job id, from their cgroup)")
-        ->type_name("JOBID")
-        ->group(group);
-    app.add_option("--min-memory", kill.min_memory, "holding at least this much GPU memory (4G)")
-        ->type_name("SIZE")
-        ->group(group);
-    app.add_flag("--orphaned", kill.orphaned, "only processes whose parent died")->group(group);
-    app.add_flag("--unlisted", kill.unlisted,
-                 "only processes holding a GPU device file but absent from the driver's list")
-        ->group(group);
-    app.add_flag("--tree", kill.tree, "also every descendant of each target")->group(group);
-    app.add_flag("--group", kill.group, "also every process in each target's process group")
-        ->group(group);
-    app.add_flag("--batch", kill.batch, "act on what a many-process selector matched")
-        ->group(group);
-    app.add_flag("--any-process", kill.any_process,
-                 "a named PID need not hold a GPU (without it, one that holds none and has no "
-                 "descendant holding one is refused)")
-        ->group(group);
-    app.add_flag("--force,-f", kill.force, "SIGKILL what survives the first signal")->group(group);
-    app.add_option("--signal,-s", kill.signal, "first signal (default SIGTERM; SIGINT for PyTorch)")
-        ->type_name("SIGNAL")
-        ->group(group);
-    app.add_option("--timeout-secs,-t", kill.timeout_seconds,
-                   "seconds to wait after each signal (default 5)")
-        ->type_name("SECONDS")
-        ->group(group);
-    app.add_option("--verify-timeout", kill.verify_timeout_seconds,
-                   "seconds to wait for the memory to come back (default 10)")
-        ->type_name("SECONDS")
-        ->group(group);
-    app.add_flag("--dry-run,--safe", kill.dry_run, "print the plan, signal nothing")->group(group);
-    app.add_option("--plan-id", kill.plan_id,
-                   "act only if the plan built now is the one previewed with this id (its "
-                   "plan_id); else nothing is done (exit 1)")
-        ->type_name("ID")
-        ->group(group);
-    app.add_option("--actor", kill.actor,
+// kill's and reset's own option: the rest of theirs are their requests' fields.
+void add_actor_flag(CLI::App& app, std::string& actor) {
+    app.add_option("--actor", actor,
                    "who the audit records say asked: cli (default) or fleet (set by a fleet "
                    "controller)")
         ->type_name("INTERFACE")
         ->check(CLI::IsMember({"cli", "fleet"}))
-        ->group(group);
+        ->group("Killing (gpukill kill, or gpukill --kill)");
 }
 
 void add_fleet_flags(CLI::App& app, FleetOptions& fleet) {
@@ -195,7 +138,6 @@ void add_fleet_flags(CLI::App& app, FleetOptions& fleet) {
 
 void add_reset_flags(CLI::App& app, ResetOptions& reset) {
     const char* group = "Resetting (gpukill reset, or gpukill --reset)";
-    app.add_flag("--all", reset.all, "reset every GPU")->group(group);
     app.add_option("--nvidia-smi", reset.nvidia_smi,
                    "nvidia-smi to reset NVIDIA GPUs with (GPUKILL_NVIDIA_SMI, default PATH)")
         ->type_name("PATH")
@@ -204,19 +146,6 @@ void add_reset_flags(CLI::App& app, ResetOptions& reset) {
 
 void add_audit_flags(CLI::App& app, AuditOptions& audit) {
     const char* group = "Auditing (gpukill audit, or gpukill --audit)";
-    app.add_option("--audit-hours", audit.hours, "hours of history to look at (default 24)")
-        ->type_name("HOURS")
-        ->group(group);
-    app.add_option("--audit-user", audit.user, "only this user (exact name or uid)")
-        ->type_name("USER")
-        ->group(group);
-    app.add_option("--audit-process", audit.process,
-                   "only processes whose name or command matches this regular expression")
-        ->type_name("REGEX")
-        ->group(group);
-    app.add_flag("--audit-summary", audit.summary,
-                 "GPU-hours and peak memory per user and process, busiest GPUs, by hour")
-        ->group(group);
     app.add_flag("--actions", audit.actions, "the actions gpukill took (kills, resets)")
         ->group(group);
     app.add_flag("--rogue", audit.rogue, "look for miners and other rogue processes")->group(group);
@@ -329,6 +258,26 @@ bool is_command_flag(const std::string& long_name) {
                        [&](const CommandFlag& flag) { return long_name == flag.long_name; });
 }
 
+// Where a command's request options are listed in its help.
+const char* request_group(Command command) {
+    switch (command) {
+        case Command::list:
+            return "Listing";
+        case Command::kill:
+            return "Killing (gpukill kill, or gpukill --kill)";
+        case Command::reset:
+            return "Resetting (gpukill reset, or gpukill --reset)";
+        case Command::audit:
+            return "Auditing (gpukill audit, or gpukill --audit)";
+        case Command::guard:
+            return "Guard (gpukill guard, or gpukill --guard)";
+        case Command::check:
+            return "Checking";
+        default:
+            return "Options";
+    }
+}
+
 bool applies_everywhere(const OptionDoc& doc) {
     return scope_of(doc.long_name) == nullptr &&
            (doc.group == kHostOptionsGroup || doc.group == kOutputOptionsGroup);
@@ -346,17 +295,10 @@ CommandLine::CommandLine()
     app->add_flag("--list,-l", compat_list, "list GPUs and processes (same as `gpukill list`)")
         ->group("Listing");
     add_list_flags(*app, list, output);
-    app->add_option("--image", list.image,
-                    "only processes in a container whose image matches this regular expression")
-        ->type_name("REGEX")
-        ->group("Choosing processes by container image");
-    app->add_option("--not-image", list.not_image,
-                    "only processes in a container whose image is known and does not match")
-        ->type_name("REGEX")
-        ->group("Choosing processes by container image");
     app->add_flag("--kill,-k", compat_kill, "stop processes (same as `gpukill kill`)")
         ->group("Killing (gpukill kill, or gpukill --kill)");
-    add_kill_flags(*app, kill);
+    add_actor_flag(*app, kill.actor);
+    requests.add_to(*app);
     compat_reset =
         app->add_option("--reset,-r", compat_reset_target,
                         "reset a GPU (same as `gpukill reset`); `--reset G` names the GPU")
@@ -371,34 +313,23 @@ CommandLine::CommandLine()
     add_guard_cli(*app, guard_cli);
     app->add_option("pids", positional_pids, "PIDs to stop (short form of gpukill kill --pid)");
 
-    // Subcommand options fall through to the app, so `gpukill list --json` and
-    // `gpukill --list --json` are the same parse.
+    // Every command's options fall through to the app, so `gpukill list --json` and
+    // `gpukill --list --json` are the same parse, and the options every command takes
+    // (--procfs, --state-dir ...) come before or after the command alike.
     list_command = app->add_subcommand("list", command_doc(Command::list).summary);
     list_command->fallthrough();
     doctor_command = app->add_subcommand("doctor", command_doc(Command::doctor).summary);
+    doctor_command->fallthrough();
     kill_command = app->add_subcommand("kill", command_doc(Command::kill).summary);
     kill_command->fallthrough();
     kill_command->add_option("pids", kill_pids, "PIDs to stop");
-    doctor_command->add_flag("--json", doctor_json, "one JSON document");
     reset_command = app->add_subcommand("reset", command_doc(Command::reset).summary);
     reset_command->fallthrough();
     reset_command->add_option("gpus", reset_gpus, "the GPUs to reset (index, UUID or bus id)");
     audit_command = app->add_subcommand("audit", command_doc(Command::audit).summary);
     audit_command->fallthrough();
     check_command = app->add_subcommand("check", command_doc(Command::check).summary);
-    check_command->add_flag("--json", check.json, "one JSON document");
-    check_command
-        ->add_option("--unaccounted-threshold", check.unaccounted_threshold,
-                     "memory no listed process accounts for, per GPU, above which it "
-                     "is a problem (default 256M)")
-        ->type_name("SIZE");
-    check_command
-        ->add_option("--allow-user", check.allowed_users,
-                     "a holder of another user is a problem (repeatable)")
-        ->type_name("USER");
-    check_command->add_flag("--idle", check.idle, "any process holding a GPU is a problem");
-    check_command->add_flag("--no-rogue", check.no_rogue, "do not run rogue detection");
-    check_command->add_flag("--no-orphans", check.no_orphans, "orphaned holders are not a problem");
+    check_command->fallthrough();
     agent_command = app->add_subcommand("agent", command_doc(Command::agent).summary);
     agent_command->fallthrough();
     add_agent_options(*agent_command, agent);
@@ -408,21 +339,11 @@ CommandLine::CommandLine()
     top_command->add_flag("--readonly", top.readonly,
                           "look only: the keys that signal or reset are refused");
     mcp_command = app->add_subcommand("mcp", command_doc(Command::mcp).summary);
+    mcp_command->fallthrough();
     add_mcp_options(*mcp_command, mcp);
 }
 
 CommandLine::~CommandLine() = default;
-
-KillOptions CommandLine::kill_options() const {
-    KillOptions options = kill;
-    options.pids.insert(options.pids.end(), positional_pids.begin(), positional_pids.end());
-    options.pids.insert(options.pids.end(), kill_pids.begin(), kill_pids.end());
-    options.gpu = list.gpu;
-    options.image = list.image;
-    options.not_image = list.not_image;
-    options.json = list.json;
-    return options;
-}
 
 std::vector<OptionDoc> CommandLine::options_for(Command command) const {
     std::vector<OptionDoc> own, everywhere;
@@ -451,6 +372,7 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             if (is_named(*option)) own.push_back(doc_of(*option));
         }
     }
+    const std::vector<const engine::FieldDoc*> fields = request_fields_of(command);
     for (const CLI::Option* option : app->get_options()) {
         if (!is_named(*option)) continue;
         OptionDoc doc = doc_of(*option);
@@ -459,6 +381,23 @@ std::vector<OptionDoc> CommandLine::options_for(Command command) const {
             continue;
         }
         if (is_command_flag(doc.long_name)) continue;
+        // A request's option: this command's own words for it, from its table.
+        if (!commands_taking(doc.long_name).empty()) {
+            for (const engine::FieldDoc* field : fields) {
+                if (field->option == doc.long_name) {
+                    doc.description = engine::field_description(*field);
+                    doc.group = request_group(command);
+                    own.push_back(std::move(doc));
+                    break;
+                }
+                if (field->text_option == doc.long_name) {
+                    doc.group = request_group(command);
+                    own.push_back(std::move(doc));
+                    break;
+                }
+            }
+            continue;
+        }
         const std::vector<Command>* scope = scope_of(doc.long_name);
         const bool belongs = scope != nullptr
                                  ? std::find(scope->begin(), scope->end(), command) != scope->end()

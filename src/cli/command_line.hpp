@@ -19,6 +19,7 @@
 #include "cli/kill_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/mcp_command.hpp"
+#include "cli/request_options.hpp"
 #include "cli/reset_command.hpp"
 #include "cli/top_command.hpp"
 
@@ -64,6 +65,8 @@ struct CommandLine {
     AuditOptions audit;
     bool compat_audit = false;
     GuardCli guard_cli;
+    // Every engine request's options, from the request tables (request_options.hpp).
+    RequestOptions requests;
     std::vector<std::string> positional_pids;
     CLI::App* list_command = nullptr;
     CLI::App* kill_command = nullptr;
@@ -76,17 +79,10 @@ struct CommandLine {
     CLI::App* mcp_command = nullptr;
     std::vector<std::string> kill_pids;
     std::vector<std::string> reset_gpus;  // `gpukill reset 0`, as nvidia-smi users type it
-    bool doctor_json = false;
-    CheckOptions check;
     AgentCommandOptions agent;
     TopCommandOptions top;
     FleetOptions fleet;
     McpOptions mcp;
-
-    // kill's options as parsed, with what other groups hold for it (positional PIDs,
-    // --gpu, --image, --not-image, --json): what the local command and the fleet both
-    // turn into the engine's request.
-    KillOptions kill_options() const;
 
     // The options `command` takes, in registration order, its own first and the ones
     // every command takes last.

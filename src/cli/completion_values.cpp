@@ -18,7 +18,7 @@ int run_completion_values(const std::vector<std::string>& args) {
     if (!global) return exit_code::ok;
     auto opened = engine::Engine::open(engine_config(*global));
     if (!opened) return exit_code::ok;
-    const Snapshot snapshot = (*opened)->list({.record_history = false}).snapshot;
+    const Snapshot snapshot = (*opened)->snapshot().snapshot;
     std::set<long> values;
     if (args[1] == "gpus") {
         for (const Gpu& gpu : snapshot.gpus) values.insert(gpu.index);

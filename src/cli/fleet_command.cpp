@@ -11,7 +11,14 @@
 #include "cli/diagnostics.hpp"
 #include "cli/fleet_text.hpp"
 #include "cli/json_result.hpp"
-#include "engine/request_json.hpp"
+#include "engine/audit_queries.hpp"
+#include "engine/guard_test.hpp"
+#include "engine/health_check.hpp"
+#include "engine/kill.hpp"
+#include "engine/list_request.hpp"
+#include "engine/request_codec.hpp"
+#include "engine/reset.hpp"
+#include "engine/rogue_scan.hpp"
 #include "fleet/agent_transport.hpp"
 #include "fleet/fleet_report.hpp"
 #include "fleet/fleet_run.hpp"
@@ -22,164 +29,143 @@
 namespace gpukill::cli {
 namespace {
 
-// The options that stay on this side: the fleet's own and the local rendering ones.
-struct LocalOption {
-    const char* long_name;
-    const char* short_name;  // "" when none
-    bool takes_value;
-};
-
-constexpr LocalOption kLocalOptions[] = {
-    {"--remote", "", true},          {"--hosts", "", true},
-    {"--hosts-file", "", true},      {"--exclude", "-x", true},
-    {"--fanout", "", true},          {"--gather", "", false},
-    {"--transport", "", true},       {"--fail-fast", "", false},
-    {"--max-failures", "", true},    {"--accept-new-host-keys", "", false},
-    {"--ssh-config", "", true},      {"--ssh-option", "", true},
-    {"--remote-gpukill", "", true},  {"--connect-timeout", "", true},
-    {"--command-timeout", "", true}, {"--token-file", "", true},
-    {"--agent-ca", "", true},        {"--agent-scheme", "", true},
-    {"--agent-port", "", true},      {"--wide", "", false},
-    {"--json", "", false},           {"--output", "-o", true},
-    {"--dry-run", "", false},        {"--safe", "", false},
-    {"--plan-id", "", true},         {"--actor", "", true},
-};
-
-// Drops every local option (and its value) from `argv`.
-std::vector<std::string> strip_local(const std::vector<std::string>& argv) {
-    std::vector<std::string> kept;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& arg = argv[i];
-        if (arg == "--") {
-            kept.insert(kept.end(), argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
-            break;
-        }
-        bool dropped = false;
-        for (const LocalOption& option : kLocalOptions) {
-            const std::string long_name = option.long_name;
-            const std::string short_name = option.short_name;
-            if (arg == long_name || (!short_name.empty() && arg == short_name)) {
-                if (option.takes_value) ++i;
-                dropped = true;
-            } else if (option.takes_value && (arg.rfind(long_name + "=", 0) == 0 ||
-                                              (!short_name.empty() && arg.size() > 2 &&
-                                               arg.rfind(short_name, 0) == 0 && arg[1] != '-'))) {
-                dropped = true;  // --hosts=n[1-4], -xnode3
-            }
-            if (dropped) break;
-        }
-        if (!dropped) kept.push_back(arg);
-    }
-    return kept;
-}
-
 std::vector<std::string> with(std::vector<std::string> args,
                               std::initializer_list<std::string> more) {
     args.insert(args.end(), more);
     return args;
 }
 
-engine::ResetRequest reset_request(const CommandLine& cl) {
-    std::optional<std::string> gpus = cl.list.gpu;
-    if (!cl.compat_reset_target.empty()) gpus = cl.compat_reset_target;
-    return engine::ResetRequest{.gpus = gpus,
-                                .all = cl.reset.all,
-                                .force = cl.kill.force,
-                                .timeout_seconds = cl.kill.timeout_seconds,
-                                .verify_timeout_seconds = cl.kill.verify_timeout_seconds,
-                                .dry_run = false,
-                                .nvidia_smi = std::nullopt,
-                                .command = ""};
+// `words`, then the request as command-line options, then --json: what each host runs
+// over SSH. Only the request travels: the host uses its own roots, state and
+// configuration.
+template <class Request>
+std::vector<std::string> remote_words(std::initializer_list<std::string> words,
+                                      const Request& request) {
+    std::vector<std::string> arguments(words);
+    const std::vector<std::string> options = engine::request_to_arguments(request);
+    arguments.insert(arguments.end(), options.begin(), options.end());
+    return arguments;
 }
 
-// A two-phase action's calls: the plan (dry run) and the act on a plan id.
-struct ActionCalls {
-    fleet::RemoteCall plan;
-    std::function<fleet::RemoteCall(const std::string&)> execute;
-};
-
-ActionCalls action_calls(const std::vector<std::string>& base, const std::string& http_prefix,
-                         const nlohmann::json& body, bool dry_run) {
-    ActionCalls calls;
-    calls.plan.arguments = with(base, {"--dry-run", "--json"});
-    calls.plan.http_method = "POST";
-    calls.plan.http_path = http_prefix + "/plan";
-    calls.plan.http_body = nlohmann::ordered_json::parse(body.dump());
-    if (!dry_run) {
-        calls.execute = [base, http_prefix, body](const std::string& plan_id) {
-            fleet::RemoteCall act;
-            act.arguments = with(base, {"--plan-id", plan_id, "--json"});
-            act.http_method = "POST";
-            act.http_path = http_prefix + "/execute";
-            nlohmann::ordered_json with_id = nlohmann::ordered_json::parse(body.dump());
-            with_id["plan_id"] = plan_id;
-            act.http_body = std::move(with_id);
-            act.acts = true;
-            return act;
-        };
-    }
-    return calls;
+// A read: the same request over SSH and as the agent's GET with a query string.
+template <class Request>
+fleet::RemoteCall read_call(std::initializer_list<std::string> words, const Request& request,
+                            const std::string& agent_path) {
+    fleet::RemoteCall call;
+    call.arguments = with(remote_words(words, request), {"--json"});
+    call.http_method = "GET";
+    call.http_path = agent_path + fleet::query_string(engine::request_to_text(request));
+    return call;
 }
 
-Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl,
-                                          const std::vector<std::string>& argv) {
-    const std::vector<std::string> base = strip_local(argv);
+// A two-phase action's calls: the plan (a dry run) and the act on a plan id. The request
+// is the same on both transports: its options over SSH, its JSON to the agent.
+template <class Request>
+void action_calls(fleet::FleetRequest& out, const std::string& command, Request request,
+                  bool dry_run) {
+    request.dry_run = false;
+    request.expected_plan_id.reset();
+    const std::vector<std::string> base =
+        with(remote_words({command}, request), {"--actor", "fleet"});
+    const nlohmann::ordered_json body = engine::request_to_json(request);
+    out.call.arguments = with(base, {"--dry-run", "--json"});
+    out.call.http_method = "POST";
+    out.call.http_path = "/v1/" + command + "/plan";
+    out.call.http_body = body;
+    if (dry_run) return;
+    out.execute = [base, command, body](const std::string& plan_id) {
+        fleet::RemoteCall act;
+        act.arguments = with(base, {"--plan-id", plan_id, "--json"});
+        act.http_method = "POST";
+        act.http_path = "/v1/" + command + "/execute";
+        nlohmann::ordered_json with_id = body;
+        with_id["plan_id"] = plan_id;
+        act.http_body = std::move(with_id);
+        act.acts = true;
+        return act;
+    };
+}
+
+template <class Request>
+Result<Request> request_of(const CommandLine& cl) {
+    auto request = cl.requests.request<Request>();
+    if (!request) return std::unexpected(request.error());
+    return request;
+}
+
+}  // namespace
+
+Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl) {
     fleet::FleetRequest request;
     request.command = command_name(command);
-    fleet::RemoteCall& call = request.call;
-    call.arguments = with(base, {"--json"});
     switch (command) {
-        case Command::list:
+        case Command::list: {
             if (cl.list.watch) {
                 return fail(ErrorCategory::invalid_input,
                             "--watch does not run on a fleet (list once per host instead)");
             }
-            // The agent's snapshot is the whole host: a narrowed listing goes over SSH.
-            if (!cl.list.gpu && cl.list.vendor == "all") call.http_path = "/v1/snapshot";
+            auto list = request_of<engine::ListRequest>(cl);
+            if (!list) return std::unexpected(list.error());
+            request.call = read_call({"list"}, *list, "/v1/snapshot");
             break;
+        }
         case Command::kill: {
-            KillOptions options = cl.kill_options();
-            options.dry_run = false;  // the preview is the first phase of every fleet kill
-            options.plan_id.reset();
-            auto kill = kill_request_of(options);
+            auto kill = request_of<engine::KillRequest>(cl);
             if (!kill) return std::unexpected(kill.error());
-            const std::vector<std::string> act_base = with(base, {"--actor", "fleet"});
-            ActionCalls calls = action_calls(act_base, "/v1/kill",
-                                             engine::kill_request_to_json(*kill), cl.kill.dry_run);
-            request.call = calls.plan;
-            request.execute = calls.execute;
+            action_calls(request, "kill", *kill, kill->dry_run);
             break;
         }
         case Command::reset: {
-            const std::vector<std::string> act_base = with(base, {"--actor", "fleet"});
-            ActionCalls calls =
-                action_calls(act_base, "/v1/reset",
-                             engine::reset_request_to_json(reset_request(cl)), cl.kill.dry_run);
-            request.call = calls.plan;
-            request.execute = calls.execute;
+            auto reset = request_of<engine::ResetRequest>(cl);
+            if (!reset) return std::unexpected(reset.error());
+            action_calls(request, "reset", *reset, reset->dry_run);
             break;
         }
-        case Command::audit:
-            if (cl.audit.rogue_config_import || cl.audit.rogue_config_export ||
-                cl.audit.rogue_config_print) {
+        case Command::audit: {
+            const AuditOptions& audit = cl.audit;
+            if (audit.rogue_config_import || audit.rogue_config_export ||
+                audit.rogue_config_print || audit.rogue_config_file) {
                 return fail(ErrorCategory::invalid_input,
                             "the rogue configuration options act on one host; run them there");
             }
-            if (cl.audit.actions) call.http_path = "/v1/audit/actions";
-            if (cl.audit.rogue) call.http_path = "/v1/rogue";
+            if (audit.rogue && audit.actions) {
+                return fail(ErrorCategory::invalid_input,
+                            "--actions does not apply to rogue detection");
+            }
+            if (audit.rogue) {
+                auto scan = request_of<engine::RogueScanRequest>(cl);
+                if (!scan) return std::unexpected(scan.error());
+                request.call = read_call({"audit", "--rogue"}, *scan, "/v1/rogue");
+            } else if (audit.actions) {
+                auto actions = request_of<engine::ActionsRequest>(cl);
+                if (!actions) return std::unexpected(actions.error());
+                request.call = read_call({"audit", "--actions"}, *actions, "/v1/audit/actions");
+            } else {
+                auto usage = request_of<engine::UsageRequest>(cl);
+                if (!usage) return std::unexpected(usage.error());
+                request.call = read_call({"audit"}, *usage, "/v1/audit/usage");
+            }
             break;
-        case Command::guard:
+        }
+        case Command::guard: {
             if (!guard_test_requested(cl.guard_cli)) {
                 return fail(ErrorCategory::invalid_input,
                             "only `guard test` runs on a fleet (it signals nothing)");
             }
-            call.http_path = "/v1/guard";
+            // A --policy FILE is read here, on the controller, and its text sent: every
+            // host judges the same policy.
+            auto test = request_of<engine::GuardTestRequest>(cl);
+            if (!test) return std::unexpected(test.error());
+            request.call.arguments = with(remote_words({"guard", "test"}, *test), {"--json"});
+            request.call.http_method = "POST";
+            request.call.http_path = "/v1/guard/test";
+            request.call.http_body = engine::request_to_json(*test);
             break;
+        }
         case Command::check: {
-            const CheckOptions& check = cl.check;
-            const bool plain = !check.unaccounted_threshold && check.allowed_users.empty() &&
-                               !check.idle && !check.no_rogue && !check.no_orphans;
-            if (plain) call.http_path = "/v1/check";
+            auto check = request_of<engine::CheckRequest>(cl);
+            if (!check) return std::unexpected(check.error());
+            request.call = read_call({"check"}, *check, "/v1/check");
             break;
         }
         case Command::doctor:
@@ -193,6 +179,8 @@ Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl
     }
     return request;
 }
+
+namespace {
 
 Result<std::unique_ptr<fleet::Transport>> open_transport(const FleetOptions& options) {
     if (options.transport == "ssh") {
@@ -243,12 +231,7 @@ std::optional<std::string> check_fleet_options(const FleetOptions& options) {
 
 }  // namespace
 
-std::vector<std::string> remote_arguments(const std::vector<std::string>& argv) {
-    return with(strip_local(argv), {"--json"});
-}
-
-int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& global,
-                      const std::vector<std::string>& argv) {
+int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& global) {
     const FleetOptions& options = cl.fleet;
     if (auto problem = check_fleet_options(options)) return usage_error(*problem);
     auto hosts = fleet::resolve_targets({.remote = options.remote,
@@ -256,14 +239,12 @@ int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& glo
                                          .files = options.hosts_files,
                                          .exclusions = options.exclude});
     if (!hosts) return report_error(hosts.error());
-    const std::vector<std::string> args(argv.begin() + std::min<std::size_t>(argv.size(), 1),
-                                        argv.end());
-    auto request = fleet_request(command, cl, args);
+    auto request = fleet_request(command, cl);
     if (!request) return report_error(request.error());
     auto transport = open_transport(options);
     if (!transport) return report_error(transport.error());
 
-    const bool json = cl.list.json || (command == Command::check && cl.check.json);
+    const bool json = cl.list.json;
     const bool show_progress = !json && isatty(STDERR_FILENO) == 1;
     request->max_failures = options.max_failures;
     request->controls = fleet::FanOutControls{

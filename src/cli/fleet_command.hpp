@@ -1,7 +1,7 @@
 // A command run on many hosts: `--remote HOST`, `--hosts NODESET` or `--hosts-file
 // FILE` turn list, kill, reset, audit, guard test and check into fleet commands
-// (src/fleet). Each host runs the same request (over SSH: the same gpukill arguments
-// with --json; through agents: the same /v1 request) and the answers are merged: one
+// (src/fleet). Each host runs the same request (over SSH: the request's options with
+// --json; through agents: the same request as /v1 JSON or query) and the answers are merged: one
 // document with every host's own, or per-host sections, and the worst host's exit code.
 #pragma once
 
@@ -12,6 +12,8 @@
 
 #include "cli/command_id.hpp"
 #include "cli/global_options.hpp"
+#include "fleet/fleet_run.hpp"
+#include "model/result.hpp"
 
 namespace gpukill::cli {
 
@@ -44,11 +46,13 @@ inline bool fleet_requested(const FleetOptions& options) {
     return !options.remote.empty() || !options.hosts.empty() || !options.hosts_files.empty();
 }
 
-// The gpukill arguments each host runs: `argv` (without argv[0]) less the fleet's own
-// options and the local output options, then --json. Pure.
-std::vector<std::string> remote_arguments(const std::vector<std::string>& argv);
+// What each host is asked, over either transport: the command's request (read from the
+// command line through its table, engine/request_fields.hpp) as the options a remote
+// gpukill runs with --json, and as the agent's /v1 call. Nothing else of the command
+// line travels: each host uses its own roots, state and configuration. A document a
+// request names (guard test's --policy FILE) is read here and sent as its text.
+Result<fleet::FleetRequest> fleet_request(Command command, const CommandLine& cl);
 
-int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& global,
-                      const std::vector<std::string>& argv);
+int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& global);
 
 }  // namespace gpukill::cli

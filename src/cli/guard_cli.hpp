@@ -10,6 +10,7 @@
 
 #include "cli/global_options.hpp"
 #include "cli/guard_edit.hpp"
+#include "cli/request_options.hpp"
 
 // CLI11 stays out of headers: its header is the slowest part of every file including it.
 namespace CLI {
@@ -51,7 +52,7 @@ bool guard_requested(const GuardCli& cli);
 bool guard_test_requested(const GuardCli& cli);
 
 // `argv` is recorded in the audit log.
-int run_guard(const GlobalOptions& global, const GuardCli& cli,
+int run_guard(const GlobalOptions& global, const GuardCli& cli, const RequestOptions& requests,
               const std::vector<std::string>& argv);
 
 }  // namespace gpukill::cli

@@ -5,20 +5,12 @@
 #include <cerrno>
 
 #include "cli/diagnostics.hpp"
-#include "cli/starter_policy.hpp"
 #include "config/protected_list_file.hpp"
+#include "engine/guard_test.hpp"
 #include "engine/outcome_codes.hpp"
 #include "guard/policy_yaml.hpp"
 
 namespace gpukill::cli {
-
-std::string missing_policy_message(const std::string& path) {
-    const auto examples = installed_examples_dir();
-    return fmt::format(
-        "no guard policy at {}: `gpukill guard init` writes a commented starter policy there "
-        "(mode dry-run{}), or pass --policy FILE",
-        path, examples ? "; the example is " + *examples + "/guard.yaml" : "");
-}
 
 std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
                                                  const std::optional<std::string>& policy_flag) {
@@ -27,7 +19,7 @@ std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,
     auto policy = guard::load_policy_file(path);
     if (!policy) {
         if (policy.error().errno_value == ENOENT) {
-            print_error(missing_policy_message(path));
+            print_error(engine::missing_policy_message(path));
             return std::unexpected(exit_code::failure);
         }
         print_error(policy.error().what);

@@ -22,9 +22,6 @@ struct PolicyFile {
     guard::Policy policy;
 };
 
-// "no guard policy at PATH: `gpukill guard init` writes ...": how to make one.
-std::string missing_policy_message(const std::string& path);
-
 // --policy FILE, else CONFIG_DIR/guard.yaml. A malformed file exits 3, an unreadable or
 // missing one 1.
 std::expected<PolicyFile, int> load_guard_policy(const GlobalOptions& global,

@@ -1,6 +1,5 @@
 #include "cli/guard_report.hpp"
 
-#include "guard/decision_json.hpp"
 #include "guard/decision_text.hpp"
 
 #include <fmt/format.h>
@@ -24,12 +23,12 @@ std::string gpus_text(const std::vector<unsigned>& gpus) {
 
 }  // namespace
 
-std::string render_guard_report(const GuardReport& report) {
-    const std::vector<Decision>& decisions = *report.decisions;
-    std::string out =
-        fmt::format("policy {} (mode {}), {} snapshot, {} process{} on GPUs checked\n",
-                    report.policy_path, guard::to_string(report.mode), report.snapshot_source,
-                    report.processes_checked, report.processes_checked == 1 ? "" : "es");
+std::string render_guard_report(const engine::GuardTestOutcome& report) {
+    const std::vector<Decision>& decisions = report.decisions;
+    std::string out = fmt::format(
+        "policy {} (mode {}), {} snapshot, {} process{} on GPUs checked\n", report.policy_source,
+        guard::to_string(report.policy.mode), report.snapshot_source, report.processes_checked,
+        report.processes_checked == 1 ? "" : "es");
     for (const std::string& note : report.notes) out += "note: " + note + "\n";
     if (decisions.empty()) {
         out += "no process breaks a rule\n";
@@ -46,9 +45,9 @@ std::string render_guard_report(const GuardReport& report) {
                                gpus_text(decision.gpus));
         }
         out += fmt::format("  {}: {}\n    -> {}\n", decision.rule_id, printable(decision.why),
-                           describe_outcome(decision, report.terminate_timeout));
+                           describe_outcome(decision, report.policy.terminate_timeout));
     }
-    switch (report.mode) {
+    switch (report.policy.mode) {
         case guard::Mode::enforce:
             out += "\nmode enforce: guard run would do the above; nothing was signalled now\n";
             break;
@@ -60,26 +59,6 @@ std::string render_guard_report(const GuardReport& report) {
             break;
     }
     return out;
-}
-
-nlohmann::ordered_json guard_report_json(const GuardReport& report) {
-    using json = nlohmann::ordered_json;
-    json decisions = json::array();
-    for (const Decision& decision : *report.decisions) {
-        decisions.push_back(guard::decision_json(decision, report.terminate_timeout));
-    }
-    return json{
-        {"schema_version", kGuardReportSchemaVersion},
-        {"policy", report.policy_path},
-        {"mode", guard::to_string(report.mode)},
-        {"evaluated_at", format_utc_timestamp(report.evaluated_at_unix_ms)},
-        {"evaluated_at_unix_ms", report.evaluated_at_unix_ms},
-        {"snapshot", report.snapshot_source},
-        {"processes_checked", report.processes_checked},
-        {"notes", report.notes},
-        {"decisions", decisions},
-        {"signalled", false},
-    };
 }
 
 }  // namespace gpukill::cli

@@ -10,25 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/text_wrap.hpp"
-#include "guard/decision.hpp"
-#include "guard/policy.hpp"
+#include "engine/guard_test.hpp"
 
 namespace gpukill::cli {
 
-struct GuardReport {
-    std::string policy_path;
-    guard::Mode mode = guard::Mode::dry_run;
-    std::chrono::seconds terminate_timeout{10};
-    std::int64_t evaluated_at_unix_ms = 0;
-    std::string snapshot_source;  // "live" or the snapshot file
-    std::size_t processes_checked = 0;
-    const std::vector<guard::Decision>* decisions = nullptr;
-    std::vector<std::string> notes;  // what limited the evaluation (no history, ...)
-};
-
-inline constexpr int kGuardReportSchemaVersion = 1;
-
-std::string render_guard_report(const GuardReport& report);
-nlohmann::ordered_json guard_report_json(const GuardReport& report);
+// The text of `gpukill guard test` (its JSON is the outcome's document).
+std::string render_guard_report(const engine::GuardTestOutcome& report);
 
 }  // namespace gpukill::cli

@@ -14,7 +14,6 @@
 #include "engine/kill.hpp"
 #include "engine/outcome_codes.hpp"
 #include "host/interrupt.hpp"
-#include "model/byte_size.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
@@ -45,47 +44,9 @@ void print_report(const engine::KillOutcome& outcome, bool json, OutputWidth wid
 
 }  // namespace
 
-Result<engine::KillRequest> kill_request_of(const KillOptions& options) {
-    engine::KillRequest request{.selectors = {},
-                                .gpu = options.gpu,
-                                .signal = options.signal,
-                                .force = options.force,
-                                .timeout_seconds = options.timeout_seconds,
-                                .verify_timeout_seconds = options.verify_timeout_seconds,
-                                .dry_run = options.dry_run,
-                                .expected_plan_id = options.plan_id,
-                                .command = ""};
-    reclaim::Selectors& selectors = request.selectors;
-    selectors.pid_arguments = options.pids;
-    selectors.filter = options.filter;
-    selectors.user = options.user;
-    selectors.container = options.container;
-    selectors.slurm_job = options.slurm_job;
-    selectors.image = options.image;
-    selectors.not_image = options.not_image;
-    selectors.orphaned = options.orphaned;
-    selectors.unlisted = options.unlisted;
-    selectors.tree = options.tree;
-    selectors.group = options.group;
-    selectors.batch = options.batch;
-    selectors.any_process = options.any_process;
-    if (options.min_memory) {
-        auto bytes = parse_byte_size(*options.min_memory);
-        if (!bytes) {
-            return fail(ErrorCategory::invalid_input, "--min-memory: " + bytes.error().what);
-        }
-        selectors.min_memory_bytes = *bytes;
-    }
-    return request;
-}
-
-int run_kill(const GlobalOptions& global, const KillOptions& options,
+int run_kill(const GlobalOptions& global, const KillOptions& options, engine::KillRequest request,
              const std::vector<std::string>& argv) {
-    auto built = kill_request_of(options);
-    if (!built) return usage_error(built.error().what);
-    engine::KillRequest request = std::move(*built);
     request.command = audit::shell_join(argv);
-
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     const Actor actor = command_line_actor_named(options.actor);
@@ -96,10 +57,10 @@ int run_kill(const GlobalOptions& global, const KillOptions& options,
     // not the records: what was sent is in the audit log before gpukill exits.
     const InterruptCatcher interrupt;
     engine::KillOutcome outcome = std::move(*planned);
-    if (!options.dry_run) {
+    if (!request.dry_run) {
         const bool show_progress = !options.json && isatty(STDERR_FILENO) == 1;
         outcome = engine::execute_kill(**engine, outcome, actor,
-                                       {.progress = terminal_progress(show_progress, options.force),
+                                       {.progress = terminal_progress(show_progress, request.force),
                                         .interrupted = [] { return InterruptCatcher::caught(); },
                                         .executed =
                                             [show_progress] {

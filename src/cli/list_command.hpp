@@ -5,21 +5,18 @@
 #include <string>
 
 #include "cli/global_options.hpp"
+#include "engine/list_request.hpp"
 
 namespace gpukill::cli {
 
+// list's own options (how it is shown); what is listed is its request.
 struct ListOptions {
     bool json = false;
     bool details = false;
-    std::optional<std::string> gpu;  // index, UUID or bus id
-    std::string vendor = "all";
     bool watch = false;
     double interval_seconds = 2.0;
-    // Processes whose container image matches (or is known and does not match) a pattern.
-    std::optional<std::string> image;
-    std::optional<std::string> not_image;
 };
 
-int run_list(const GlobalOptions& global, const ListOptions& options);
+int run_list(const GlobalOptions& global, const ListOptions& options, engine::ListRequest request);
 
 }  // namespace gpukill::cli

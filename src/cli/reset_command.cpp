@@ -17,22 +17,14 @@
 namespace gpukill::cli {
 
 int run_reset(const GlobalOptions& global, const ResetOptions& options,
-              const std::vector<std::string>& argv) {
+              engine::ResetRequest request, const std::vector<std::string>& argv) {
     auto engine = open_engine(global);
     if (!engine) return engine.error();
+    request.nvidia_smi = options.nvidia_smi;
+    request.command = audit::shell_join(argv);
     const InterruptCatcher interrupt;
     auto outcome = engine::reset(
-        **engine,
-        engine::ResetRequest{.gpus = options.gpu,
-                             .all = options.all,
-                             .force = options.force,
-                             .timeout_seconds = options.timeout_seconds,
-                             .verify_timeout_seconds = options.verify_timeout_seconds,
-                             .dry_run = options.dry_run,
-                             .nvidia_smi = options.nvidia_smi,
-                             .command = audit::shell_join(argv),
-                             .expected_plan_id = options.plan_id},
-        command_line_actor_named(options.actor),
+        **engine, request, command_line_actor_named(options.actor),
         {.progress = {}, .interrupted = [] { return InterruptCatcher::caught(); }, .executed = {}});
     if (!outcome) return report_error(outcome.error());
     if (options.json) {

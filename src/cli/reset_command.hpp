@@ -9,24 +9,19 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "engine/reset.hpp"
 
 namespace gpukill::cli {
 
+// reset's own options; the rest of reset is its request (engine/request_tables.cpp).
 struct ResetOptions {
-    std::optional<std::string> gpu;  // --gpu G or --reset G: index, UUID or bus id
-    bool all = false;                // --all
-    bool force = false;              // reclaim holders first, then reset
-    bool dry_run = false;            // preflight and plan only
     bool json = false;
-    double timeout_seconds = 5;             // per signal while reclaiming holders (--timeout-secs)
-    double verify_timeout_seconds = 10;     // for the memory to read free afterwards
     std::optional<std::string> nvidia_smi;  // --nvidia-smi / GPUKILL_NVIDIA_SMI; default PATH
-    std::optional<std::string> plan_id;     // --plan-id, as for kill
     std::string actor = "cli";              // --actor, as for kill
 };
 
 // `argv` is recorded in the audit log.
 int run_reset(const GlobalOptions& global, const ResetOptions& options,
-              const std::vector<std::string>& argv);
+              engine::ResetRequest request, const std::vector<std::string>& argv);
 
 }  // namespace gpukill::cli

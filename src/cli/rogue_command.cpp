@@ -26,10 +26,9 @@ namespace {
 
 namespace rogue = detect;
 
-constexpr double kMaxWindowHours = 24.0 * 36'500;  // as `gpukill audit`: a century
-
 // Flags that ask for something --rogue does not do are refused, not silently ignored.
-std::optional<std::string> conflicting_flags(const AuditOptions& options) {
+std::optional<std::string> conflicting_flags(const AuditOptions& options,
+                                             const RequestOptions& requests) {
     const int modes = int(options.rogue) + int(options.rogue_config_print) +
                       int(options.rogue_config_export) +
                       int(options.rogue_config_import.has_value());
@@ -40,28 +39,31 @@ std::optional<std::string> conflicting_flags(const AuditOptions& options) {
     if (options.rogue_config_import && options.rogue_config_file) {
         return "--rogue-import-config installs a file; --rogue-config-file does not apply";
     }
-    if (options.summary) return "--audit-summary does not apply to rogue detection";
     if (options.actions) return "--actions does not apply to rogue detection";
-    if (options.process) return "--audit-process does not apply to rogue detection";
     const bool detecting =
         !options.rogue_config_print && !options.rogue_config_export && !options.rogue_config_import;
-    if (options.user && !detecting) return "--audit-user applies to --rogue only";
+    if (!detecting) {
+        for (const char* option :
+             {"--audit-hours", "--audit-user", "--audit-process", "--audit-summary"}) {
+            if (requests.given(option)) return std::string(option) + " applies to --rogue only";
+        }
+    }
     return std::nullopt;
 }
 
-int detect(const GlobalOptions& global, const AuditOptions& options,
-           const rogue::LoadedRogueConfig& loaded, const std::vector<std::string>& argv) {
+int detect(const GlobalOptions& global, const AuditOptions& options, const RequestOptions& requests,
+           const std::vector<std::string>& argv) {
+    auto request = requests.request<engine::RogueScanRequest>();
+    if (!request) return usage_error(request.error().what);
+    request->config_file = options.rogue_config_file;
+    request->command = audit::shell_join(argv);
     auto engine = open_engine(global);
     if (!engine) return engine.error();
-    auto scanned = engine::rogue_scan(
-        **engine,
-        engine::RogueScanRequest{
-            .user = options.user, .hours = options.hours, .command = audit::shell_join(argv)},
-        loaded, command_line_actor());
+    auto scanned = engine::rogue_scan(**engine, *request, command_line_actor());
     if (!scanned) return report_error(scanned.error());
     if (scanned->audit_problem) print_error("warning: " + *scanned->audit_problem);
     if (options.json) {
-        print_json_result(rogue::report_json(scanned->report, scanned->context));
+        print_json_result(scanned->document());
     } else {
         std::fputs(
             render_rogue_table(scanned->report, scanned->context, global.output_width).c_str(),
@@ -78,18 +80,13 @@ bool wants_rogue(const AuditOptions& options) {
 }
 
 int run_rogue(const GlobalOptions& global, const AuditOptions& options,
-              const std::vector<std::string>& argv) {
-    if (auto conflict = conflicting_flags(options)) {
-        print_error(*conflict);
-        return exit_code::invalid_arguments;
-    }
-    if (!(options.hours > 0 && options.hours <= kMaxWindowHours)) {
-        print_error(
-            fmt::format("--audit-hours must be more than 0 and at most {:.0f}", kMaxWindowHours));
-        return exit_code::invalid_arguments;
-    }
+              const RequestOptions& requests, const std::vector<std::string>& argv) {
+    if (auto conflict = conflicting_flags(options, requests)) return usage_error(*conflict);
     if (options.rogue_config_import) {
         return import_rogue_config(global, *options.rogue_config_import, options.json, argv);
+    }
+    if (!options.rogue_config_print && !options.rogue_config_export) {
+        return detect(global, options, requests, argv);
     }
     auto loaded = rogue::load_rogue_config(global.config_dir, options.rogue_config_file);
     if (!loaded) {
@@ -98,14 +95,11 @@ int run_rogue(const GlobalOptions& global, const AuditOptions& options,
     }
     if (options.rogue_config_print)
         return print_rogue_config(*loaded, options.json, global.output_width);
-    if (options.rogue_config_export) {
-        if (options.json) {
-            print_error("--rogue-export-config writes YAML; use --rogue-config --json for JSON");
-            return exit_code::invalid_arguments;
-        }
-        return export_rogue_config(*loaded);
+    if (options.json) {
+        print_error("--rogue-export-config writes YAML; use --rogue-config --json for JSON");
+        return exit_code::invalid_arguments;
     }
-    return detect(global, options, *loaded, argv);
+    return export_rogue_config(*loaded);
 }
 
 }  // namespace gpukill::cli

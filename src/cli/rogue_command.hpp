@@ -20,6 +20,6 @@ inline constexpr int findings_present = 9;
 bool wants_rogue(const AuditOptions& options);
 
 int run_rogue(const GlobalOptions& global, const AuditOptions& options,
-              const std::vector<std::string>& argv);
+              const RequestOptions& requests, const std::vector<std::string>& argv);
 
 }  // namespace gpukill::cli

@@ -4,14 +4,14 @@
 
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
-#include "discovery/gpu_selector.hpp"
+#include "engine/list.hpp"
 #include "engine/outcome_codes.hpp"
 #include "top/monitor.hpp"
 
 namespace gpukill::cli {
 
 int run_top_command(const GlobalOptions& global, const TopCommandOptions& options,
-                    const ListOptions& list) {
+                    const ListOptions& list, const engine::ListRequest& request) {
     if (!(list.interval_seconds >= top::kMinIntervalSeconds &&
           list.interval_seconds <= top::kMaxIntervalSeconds)) {
         return usage_error("--interval must be between 0.1 and 86400 seconds");
@@ -21,15 +21,15 @@ int run_top_command(const GlobalOptions& global, const TopCommandOptions& option
         ListOptions watch = list;
         watch.watch = true;
         watch.details = true;
-        return run_list(global, watch);
+        return run_list(global, watch, request);
     }
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     top::TopOptions top_options{.interval_seconds = list.interval_seconds,
                                 .readonly = options.readonly,
                                 .gpu = std::nullopt};
-    if (list.gpu) {
-        auto index = resolve_gpu_selector(*list.gpu, (*engine)->discover_gpu_memory().gpus);
+    if (request.gpu) {
+        auto index = engine::resolve_gpu((*engine)->discover_gpu_memory(), *request.gpu);
         if (!index) return usage_error(index.error().what);
         top_options.gpu = *index;
     }

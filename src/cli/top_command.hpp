@@ -4,6 +4,7 @@
 
 #include "cli/global_options.hpp"
 #include "cli/list_command.hpp"
+#include "engine/list_request.hpp"
 
 namespace gpukill::cli {
 
@@ -11,8 +12,8 @@ struct TopCommandOptions {
     bool readonly = false;
 };
 
-// `list` carries --interval and --gpu, shared with `gpukill list`.
+// --interval is list's, shared with `gpukill list`; --gpu is list's request field.
 int run_top_command(const GlobalOptions& global, const TopCommandOptions& options,
-                    const ListOptions& list);
+                    const ListOptions& list, const engine::ListRequest& request);
 
 }  // namespace gpukill::cli

@@ -1,6 +1,9 @@
 // gpukill-docgen OUTDIR: writes the man pages and the shell completions from the
 // command line's own option table (cli/command_line.hpp), at build time, so the
-// installed documentation is exactly what the installed binary parses:
+// installed documentation is exactly what the installed binary parses.
+// gpukill-docgen --update-docs DOCS_DIR: rewrites the request field tables of
+// DOCS_DIR/API.md from the engine's request tables (a unit test checks they agree).
+// OUTDIR gets:
 //   OUTDIR/man/man1/gpukill.1, OUTDIR/man/man1/gpukill-CMD.1
 //   OUTDIR/bash-completion/completions/gpukill
 //   OUTDIR/zsh/vendor-completions/_gpukill
@@ -13,6 +16,7 @@
 #include "cli/command_line.hpp"
 #include "cli/completion_scripts.hpp"
 #include "cli/man_page.hpp"
+#include "cli/request_options.hpp"
 
 namespace {
 
@@ -29,12 +33,29 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
     return true;
 }
 
+int update_docs(const std::filesystem::path& docs) {
+    const std::filesystem::path api = docs / "API.md";
+    std::ifstream in(api, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in) {
+        std::fprintf(stderr, "gpukill-docgen: cannot read %s\n", api.c_str());
+        return 1;
+    }
+    auto filled = gpukill::cli::with_request_field_tables(text);
+    if (!filled) {
+        std::fprintf(stderr, "gpukill-docgen: %s: %s\n", api.c_str(), filled.error().what.c_str());
+        return 3;
+    }
+    return write_file(api, *filled) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace gpukill::cli;
+    if (argc == 3 && std::string(argv[1]) == "--update-docs") return update_docs(argv[2]);
     if (argc != 2) {
-        std::fprintf(stderr, "usage: gpukill-docgen OUTDIR\n");
+        std::fprintf(stderr, "usage: gpukill-docgen OUTDIR | --update-docs DOCS_DIR\n");
         return 3;
     }
     const std::filesystem::path root = argv[1];

@@ -1,11 +1,99 @@
 #include "engine/audit_queries.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 
 #include "audit/audit_log.hpp"
 #include "host/state_dir.hpp"
 
 namespace gpukill::engine {
+namespace {
+
+// The header every audit document carries, for `hours` back from the engine's clock.
+Result<AuditScope> scope_of(const Engine& engine, std::string kind, double hours,
+                            const std::optional<std::string>& user,
+                            const std::optional<std::string>& process,
+                            std::optional<Pattern>& compiled) {
+    if (user && user->empty()) {
+        return fail(ErrorCategory::invalid_input, "the user filter needs a user name or uid");
+    }
+    if (process) {
+        auto pattern = history::compile_process_pattern(*process);
+        if (!pattern) return std::unexpected(as(ErrorCategory::invalid_input, pattern.error()));
+        compiled = std::move(*pattern);
+    }
+    AuditScope scope;
+    scope.kind = std::move(kind);
+    scope.hours = hours;
+    scope.until_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(engine.now().time_since_epoch())
+            .count();
+    scope.since_unix_ms =
+        scope.until_unix_ms - static_cast<std::int64_t>(std::llround(hours * 3'600'000.0));
+    scope.user = user;
+    scope.process = process;
+    return scope;
+}
+
+// A file that is there but cannot be used (damaged, foreign) is unavailable, whatever
+// its reader called it: the request was fine.
+Error unreadable(const Error& error) {
+    if (error.category == ErrorCategory::permission) return error;
+    return as(ErrorCategory::unavailable, error);
+}
+
+}  // namespace
+
+nlohmann::ordered_json ActionsOutcome::document() const {
+    return actions_json(scope, log);
+}
+
+nlohmann::ordered_json UsageOutcome::document() const {
+    return scope.kind == "summary" ? usage_summary_json(scope, weights, summary)
+                                   : process_usage_json(scope, weights, processes);
+}
+
+Result<ActionsOutcome> audit_actions(const Engine& engine, const ActionsRequest& request) {
+    std::optional<Pattern> pattern;
+    auto scope = scope_of(engine, "actions", request.hours, request.user, request.process, pattern);
+    if (!scope) return std::unexpected(scope.error());
+    auto read = query_actions(engine, ActionQuery{.since_unix_ms = scope->since_unix_ms,
+                                                  .until_unix_ms = scope->until_unix_ms,
+                                                  .user = request.user,
+                                                  .process = std::move(pattern)});
+    if (!read) return std::unexpected(unreadable(read.error()));
+    ActionsOutcome outcome{.scope = std::move(*scope), .log = {}};
+    outcome.scope.source = read->source;
+    outcome.scope.source_available = read->available;
+    if (read->available) outcome.log = std::move(read->log);
+    return outcome;
+}
+
+Result<UsageOutcome> audit_usage(const Engine& engine, const UsageRequest& request) {
+    std::optional<Pattern> pattern;
+    auto scope = scope_of(engine, request.summary ? "summary" : "processes", request.hours,
+                          request.user, request.process, pattern);
+    if (!scope) return std::unexpected(scope.error());
+    auto read = query_usage(engine, UsageQuery{.since_unix_ms = scope->since_unix_ms,
+                                               .until_unix_ms = scope->until_unix_ms,
+                                               .user = request.user,
+                                               .process = std::move(pattern)});
+    if (!read) return std::unexpected(unreadable(read.error()));
+    UsageOutcome outcome;
+    outcome.scope = std::move(*scope);
+    outcome.scope.source = read->source;
+    outcome.scope.source_available = read->available;
+    outcome.weights = read->weights;
+    outcome.why_unavailable = read->why_unavailable;
+    if (request.summary) {
+        outcome.summary = history::summarize_usage(read->gpus, read->processes, read->weights,
+                                                   history::local_hour_of_day);
+    } else {
+        outcome.processes = history::summarize_processes(read->processes, read->weights);
+    }
+    return outcome;
+}
 
 Result<ActionQueryResult> query_actions(const Engine& engine, const ActionQuery& query) {
     ActionQueryResult result;

@@ -73,9 +73,9 @@ Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
     return engine;
 }
 
-ListOutcome Engine::list(const ListRequest& request) {
+ListOutcome Engine::snapshot(bool record) {
     ListOutcome outcome{.snapshot = discover_host(), .history_warning = std::nullopt};
-    if (request.record_history) outcome.history_warning = record_history(outcome.snapshot);
+    if (record) outcome.history_warning = record_history(outcome.snapshot);
     return outcome;
 }
 

@@ -23,6 +23,7 @@
 #include "discovery/discover.hpp"
 #include "engine/audit_trail.hpp"
 #include "engine/history_recorder.hpp"
+#include "engine/list_request.hpp"
 #include "host/container_runtime.hpp"
 #include "host/pod_namespaces.hpp"
 #include "host/roots.hpp"
@@ -68,18 +69,6 @@ struct EngineConfig {
 // GPUKILL_SCONTROL, else scontrol on PATH; empty when there is none.
 std::optional<std::string> scontrol_program(const EngineConfig& config);
 
-struct ListRequest {
-    // Record the snapshot in the usage history (what `list` and `watch` do; a monitor
-    // polling every second would set it only at the history's own interval).
-    bool record_history = false;
-};
-
-struct ListOutcome {
-    Snapshot snapshot;  // the whole host
-    // The history's problem, once per Engine ("usage history not recorded: ...").
-    std::optional<std::string> history_warning;
-};
-
 class Engine {
   public:
     // Opens every backend. A backend the configuration names explicitly (nvml_library)
@@ -92,7 +81,10 @@ class Engine {
     const EngineConfig& config() const { return config_; }
     std::chrono::system_clock::time_point now() const { return config_.clock(); }
 
-    ListOutcome list(const ListRequest& request = {});
+    // The whole host, recorded in the usage history when `record_history` (what `list`
+    // and `watch` do). A door asking for a narrowed listing calls engine::list
+    // (engine/list.hpp).
+    ListOutcome snapshot(bool record_history = false);
     // The snapshot into the usage history; the history's problem, the first time.
     std::optional<std::string> record_history(const Snapshot& snapshot);
 

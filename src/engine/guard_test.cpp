@@ -1,72 +1,145 @@
 #include "engine/guard_test.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <map>
 
+#include "discovery/snapshot_json_read.hpp"
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
+#include "engine/project_facts.hpp"
+#include "engine/starter_policy.hpp"
 #include "guard/decision_json.hpp"
 #include "guard/evaluate.hpp"
 #include "guard/policy_yaml.hpp"
 #include "guard/time_window.hpp"
 #include "guard/unix_groups.hpp"
-#include "model/json_optional.hpp"
+#include "model/snapshot_json.hpp"
 
 namespace gpukill::engine {
+namespace {
+
+struct LoadedPolicy {
+    guard::Policy policy;
+    std::string source;
+};
+
+Result<LoadedPolicy> policy_for(const Engine& engine, const GuardTestRequest& request) {
+    if (request.policy) {
+        auto policy = guard::parse_policy(*request.policy, request.policy_source);
+        if (!policy) return std::unexpected(as(ErrorCategory::invalid_input, policy.error()));
+        return LoadedPolicy{std::move(*policy), request.policy_source};
+    }
+    const std::string path = guard::default_policy_path(engine.config().config_dir);
+    auto policy = guard::load_policy_file(path);
+    if (!policy) {
+        if (policy.error().errno_value == ENOENT) {
+            return fail(ErrorCategory::unavailable, missing_policy_message(path));
+        }
+        return std::unexpected(policy.error());
+    }
+    return LoadedPolicy{std::move(*policy), path};
+}
+
+}  // namespace
+
+std::string missing_policy_message(const std::string& path) {
+    const auto examples = installed_examples_dir();
+    return fmt::format(
+        "no guard policy at {}: `gpukill guard init` writes a commented starter policy there "
+        "(mode dry-run{}), or pass --policy FILE",
+        path, examples ? "; the example is " + *examples + "/guard.yaml" : "");
+}
 
 Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& request) {
-    auto policy = guard::parse_policy(request.policy_text, request.source);
-    if (!policy) return std::unexpected(as(ErrorCategory::invalid_input, policy.error()));
+    auto loaded = policy_for(engine, request);
+    if (!loaded) return std::unexpected(loaded.error());
     auto protected_list = engine.protected_list();
     if (!protected_list) return std::unexpected(protected_list.error());
-    const Snapshot snapshot = engine.list().snapshot;
-    const EngineConfig& config = engine.config();
 
     GuardTestOutcome outcome;
-    outcome.policy = std::move(*policy);
+    outcome.policy = std::move(loaded->policy);
+    outcome.policy_source = std::move(loaded->source);
+    Snapshot snapshot;
+    const bool live = !request.snapshot;
+    if (live) {
+        snapshot = engine.snapshot().snapshot;
+        outcome.snapshot_source = "live";
+    } else {
+        auto saved = snapshot_from_json(*request.snapshot);
+        if (!saved) {
+            return fail(ErrorCategory::invalid_input,
+                        request.snapshot_source + ": " + saved.error().what);
+        }
+        snapshot = std::move(*saved);
+        outcome.snapshot_source = request.snapshot_source;
+    }
+    const EngineConfig& config = engine.config();
+    const guard::Policy& policy = outcome.policy;
     const guard::GuardClock clock = guard::local_clock(std::chrono::system_clock::time_point(
         std::chrono::milliseconds(snapshot.timestamp_unix_ms)));
     guard::History history;
-    if (guard::history_needed(outcome.policy) > guard::max_sample_gap(outcome.policy)) {
-        const std::int64_t looks_back_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               guard::history_needed(outcome.policy))
-                                               .count();
+    if (guard::history_needed(policy) > guard::max_sample_gap(policy)) {
+        const std::int64_t looks_back_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(guard::history_needed(policy))
+                .count();
         history = history_from_store(config.state_dir, snapshot.timestamp_unix_ms - looks_back_ms,
                                      snapshot.timestamp_unix_ms, outcome.notes);
     }
     const guard::GuardState state = saved_state(config.state_dir, outcome.notes);
-    const auto groups = guard::resolve_unix_groups(outcome.policy, snapshot);
-    const std::map<guard::IdentityKey, guard::RogueScore> rogue_scores = rogue_scores_for(
-        config.roots, config.config_dir, config.state_dir, outcome.policy, snapshot, outcome.notes);
+    const auto groups = guard::resolve_unix_groups(policy, snapshot);
+    // Rogue evidence (sockets, sessions), Slurm accounts and pods belong to the live
+    // processes: a saved snapshot's PIDs may name others by now.
+    std::map<guard::IdentityKey, guard::RogueScore> rogue_scores;
+    std::map<guard::IdentityKey, guard::ProjectFacts> project_facts;
+    if (live) {
+        rogue_scores = rogue_scores_for(config.roots, config.config_dir, config.state_dir, policy,
+                                        snapshot, outcome.notes);
+        project_facts =
+            read_project_facts(policy, snapshot, engine.slurm_accounts(), outcome.notes);
+    } else if (std::any_of(policy.rules.begin(), policy.rules.end(),
+                           [](const guard::RunawayRule& rule) {
+                               return rule.kind == guard::RunawayKind::rogue;
+                           })) {
+        outcome.notes.push_back(
+            "rogue rules are not judged on a saved snapshot: their evidence is read from the "
+            "live processes");
+    }
     guard::Evaluation evaluation =
-        guard::evaluate(guard::EvaluationInput{.policy = outcome.policy,
+        guard::evaluate(guard::EvaluationInput{.policy = policy,
                                                .snapshot = snapshot,
                                                .history = history,
                                                .clock = clock,
                                                .state = state,
                                                .reclaim_protected = *protected_list,
                                                .unix_group_members = groups,
-                                               .rogue_scores = rogue_scores});
+                                               .rogue_scores = rogue_scores,
+                                               .project_facts = std::move(project_facts)});
     outcome.decisions = std::move(evaluation.decisions);
     outcome.processes_checked = processes_judged(snapshot);
     outcome.evaluated_at_unix_ms = clock.unix_ms();
     return outcome;
 }
 
-nlohmann::ordered_json guard_test_json(const GuardTestOutcome& outcome) {
+nlohmann::ordered_json GuardTestOutcome::document() const {
     using json = nlohmann::ordered_json;
-    json decisions = json::array();
-    for (const guard::Decision& decision : outcome.decisions) {
-        decisions.push_back(guard::decision_json(decision, outcome.policy.terminate_timeout));
+    json listed = json::array();
+    for (const guard::Decision& decision : decisions) {
+        listed.push_back(guard::decision_json(decision, policy.terminate_timeout));
     }
     return json{
         {"schema_version", kGuardTestSchemaVersion},
-        {"mode", guard::to_string(outcome.policy.mode)},
-        {"evaluated_at_unix_ms", outcome.evaluated_at_unix_ms},
-        {"processes_checked", outcome.processes_checked},
-        {"notes", outcome.notes},
-        {"decisions", decisions},
+        {"policy", policy_source},
+        {"mode", guard::to_string(policy.mode)},
+        {"evaluated_at", format_utc_timestamp(evaluated_at_unix_ms)},
+        {"evaluated_at_unix_ms", evaluated_at_unix_ms},
+        {"snapshot", snapshot_source},
+        {"processes_checked", processes_checked},
+        {"notes", notes},
+        {"decisions", listed},
         {"signalled", false},
     };
 }

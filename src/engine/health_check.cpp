@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "detect/config_file.hpp"
 #include "engine/rogue_scan.hpp"
 #include "model/human_format.hpp"
@@ -48,7 +50,11 @@ void judge_holders(const Snapshot& snapshot, const CheckRequest& request, CheckO
                 fmt::format("PID {} ({}) holds GPU {} and its parent is gone", pid, name,
                             process.gpus.front().gpu_index));
         }
-        if (request.allowed_users && !request.allowed_users->contains(process.info.user)) {
+        const bool allowed =
+            !request.idle && (request.allowed_users.empty() ||
+                              std::find(request.allowed_users.begin(), request.allowed_users.end(),
+                                        process.info.user) != request.allowed_users.end());
+        if (!allowed) {
             add(outcome, "unexpected_holder", process.gpus.front().gpu_index, pid,
                 fmt::format("PID {} ({}, user {}) holds GPU {}", pid, name,
                             printable(process.info.user), process.gpus.front().gpu_index));
@@ -109,9 +115,13 @@ nlohmann::ordered_json check_json(const engine::CheckOutcome& outcome) {
                 {"notes", outcome.notes}};
 }
 
-CheckOutcome health_check(Engine& engine, const CheckRequest& request) {
+Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
+    if (request.idle && !request.allowed_users.empty()) {
+        return fail(ErrorCategory::invalid_input,
+                    "idle (no holder at all) and allowed users contradict: give one");
+    }
     CheckOutcome outcome;
-    const Snapshot snapshot = engine.list().snapshot;
+    const Snapshot snapshot = engine.snapshot().snapshot;
     outcome.gpus = snapshot.gpus.size();
     judge_gpus(snapshot, request, outcome);
     judge_holders(snapshot, request, outcome);

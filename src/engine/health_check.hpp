@@ -19,15 +19,16 @@
 
 namespace gpukill::engine {
 
+// engine/request_tables.cpp describes each field for every door.
 struct CheckRequest {
     // Memory the driver reports used that no listed process accounts for, per GPU,
     // above which it is a problem (a leak, or holders the driver does not list).
     std::uint64_t unaccounted_memory_bytes = 256ULL << 20;
+    // A holder whose user is not one of these is a problem (empty: any user).
+    std::vector<std::string> allowed_users;
+    bool idle = false;    // any holder is a problem (a CI runner expects its GPUs idle)
     bool orphans = true;  // orphaned holders (a dead trainer's workers) are a problem
     bool rogue = true;    // a rogue finding (CONFIG_DIR/rogue.yaml) is a problem
-    // When given, a holder whose user is not in it is a problem (a CI runner expects its
-    // GPUs idle: an empty set).
-    std::optional<std::set<std::string>> allowed_users;
 };
 
 enum class CheckVerdict { clean, problem, unknown };
@@ -51,7 +52,8 @@ struct CheckOutcome {
     std::string summary;  // one line: what node-problem-detector shows as the condition
 };
 
-CheckOutcome health_check(Engine& engine, const CheckRequest& request);
+// Errors: invalid_input (idle and allowed_users together: they contradict).
+Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request);
 
 inline constexpr int kCheckSchemaVersion = 1;
 

@@ -11,6 +11,7 @@
 #include "engine/kill_codes.hpp"
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
+#include "engine/plan_selectors.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
@@ -99,7 +100,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     if (!valid_timeout_seconds(request.verify_timeout_seconds)) {
         return fail(ErrorCategory::invalid_input, "--verify-timeout must be between 0 and 3600");
     }
-    reclaim::Selectors selectors = request.selectors;
+    reclaim::Selectors selectors = plan_selectors(request);
     if (selectors.pid_arguments.empty() && !selectors.has_match_selector() && !request.gpu) {
         return fail(ErrorCategory::invalid_input,
                     "kill needs a target: --pid P, a PID, or a selector such as --gpu G");

@@ -23,6 +23,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/kill_report.hpp"
+#include "engine/selectors.hpp"
 #include "model/actor.hpp"
 #include "model/result.hpp"
 #include "reclaim/execute.hpp"
@@ -32,9 +33,13 @@
 
 namespace gpukill::engine {
 
-struct KillRequest {
-    reclaim::Selectors selectors;    // PIDs as typed and match selectors (gpu: unset)
-    std::optional<std::string> gpu;  // an index, UUID or PCI bus id, resolved here
+// engine/request_tables.cpp describes each field for every door.
+struct KillRequest : MatchSelectors {
+    std::vector<std::string> pids;   // --pid, as typed (validated by the plan's gate)
+    bool tree = false;               // add every descendant of each target
+    bool group = false;              // add every member of each target's process group
+    bool batch = false;              // confirm acting on a many-process selector
+    bool any_process = false;        // a named PID need not hold a GPU
     std::string signal = "SIGTERM";  // a name (SIGTERM, TERM, 15): the first signal
     bool force = false;              // SIGKILL survivors after timeout_seconds
     double timeout_seconds = 5;      // 0..3600
@@ -42,8 +47,8 @@ struct KillRequest {
     bool dry_run = false;
     // Execute only if the plan built now has this identity (see plan_id()).
     std::optional<std::string> expected_plan_id;
-    // What was asked, in the interface's words (the command line; the API call): it
-    // goes into every audit record's `command`.
+    // Not a field: what was asked, in the interface's words (the command line; the API
+    // call). It goes into every audit record's `command`.
     std::string command;
 };
 

@@ -1,5 +1,6 @@
 #include "engine/rogue_scan.hpp"
 
+#include <cerrno>
 #include <memory>
 
 #include "detect/facts_reader.hpp"
@@ -70,6 +71,24 @@ Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& requ
         outcome.audit_problem = trail.problem();
     }
     return outcome;
+}
+
+Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
+                                    const Actor& actor) {
+    auto config = detect::load_rogue_config(engine.config().config_dir, request.config_file);
+    if (!config) {
+        // A file the caller named that is missing or malformed is the caller's mistake.
+        const int error = config.error().errno_value;
+        const bool named_wrong = request.config_file && (error == 0 || error == ENOENT ||
+                                                         error == ENOTDIR || error == EISDIR);
+        return std::unexpected(named_wrong ? as(ErrorCategory::invalid_input, config.error())
+                                           : config.error());
+    }
+    return rogue_scan(engine, request, *config, actor);
+}
+
+nlohmann::ordered_json RogueScanOutcome::document() const {
+    return detect::report_json(report, context);
 }
 
 }  // namespace gpukill::engine

@@ -64,6 +64,32 @@ bool version_at_least(const std::string& version, const std::string& minimum) {
     return true;
 }
 
+std::string query_string(const std::vector<std::pair<std::string, std::string>>& parameters) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    const auto encode = [](std::string& out, std::string_view text) {
+        for (const char c : text) {
+            const auto byte = static_cast<unsigned char>(c);
+            if ((byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                (byte >= '0' && byte <= '9') || byte == '-' || byte == '.' || byte == '_' ||
+                byte == '~') {
+                out += c;
+            } else {
+                out += '%';
+                out += kHex[byte >> 4];
+                out += kHex[byte & 0xF];
+            }
+        }
+    };
+    std::string query;
+    for (const auto& [name, value] : parameters) {
+        query += query.empty() ? '?' : '&';
+        encode(query, name);
+        query += '=';
+        encode(query, value);
+    }
+    return query;
+}
+
 HostReply reply_from_output(int exit_code, const std::string& stdout_text,
                             const std::string& stderr_text) {
     HostReply reply;

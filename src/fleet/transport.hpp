@@ -9,6 +9,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,10 @@ struct HostReply {
     nlohmann::ordered_json result;     // the single-host JSON document; null when none
     double seconds = 0;
 };
+
+// `?name=value&...` with every byte outside RFC 3986's unreserved set percent-encoded;
+// empty for no parameters. Pure.
+std::string query_string(const std::vector<std::pair<std::string, std::string>>& parameters);
 
 // The exit code of a host that could not be reached or ran no usable gpukill (README).
 inline constexpr int kUnreachableExit = 10;

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/kill.hpp"
-#include "engine/request_json.hpp"
+#include "engine/request_codec.hpp"
 #include "engine/reset.hpp"
 #include "engine/reset_report.hpp"
 #include "mcp/tools.hpp"
@@ -38,11 +38,11 @@ std::string refusal_reasons(const reclaim::KillPlan& plan) {
 }
 
 ToolResult run_plan_kill(ToolContext& context, const nlohmann::json& arguments) {
-    auto request = engine::kill_request_from_json(arguments);
+    auto request = engine::request_from_json<engine::KillRequest>(arguments);
     if (!request) return tool_error(request.error().what);
     // The plan is shown to the assistant, and executing it by id is the confirmation a
     // many-process selector needs: the plan shown is the plan carried out.
-    request->selectors.batch = true;
+    request->batch = true;
     request->dry_run = true;
     request->command = context.command;
     auto planned = engine::plan_kill(context.engine, *request, context.actor);
@@ -107,7 +107,7 @@ ToolResult run_execute_kill_plan(ToolContext& context, const nlohmann::json& arg
 }
 
 ToolResult run_reset_gpu(ToolContext& context, const nlohmann::json& arguments) {
-    auto request = engine::reset_request_from_json(arguments);
+    auto request = engine::request_from_json<engine::ResetRequest>(arguments);
     if (!request) return tool_error(request.error().what);
     if (!request->dry_run && !request->expected_plan_id) {
         return tool_error(
@@ -145,23 +145,10 @@ ojson kill_output_schema() {
 }  // namespace
 
 std::vector<Tool> action_tools() {
-    ojson plan_properties = selector_properties();
-    plan_properties["pids"] =
-        ojson{{"type", "array"},
-              {"items", ojson{{"type", ojson::array({"integer", "string"})}}},
-              {"description", "processes to stop, by PID (checked by the plan's own gate)"}};
-    plan_properties["tree"] = action_property("boolean", "also every descendant of each target");
-    plan_properties["group"] =
-        action_property("boolean", "also every process in each target's process group");
-    plan_properties["any_process"] = action_property("boolean", "a named PID need not hold a GPU");
-    plan_properties["force"] =
-        action_property("boolean", "SIGKILL what survives the first signal after timeout_seconds");
-    plan_properties["signal"] =
-        action_property("string", "the first signal (default SIGTERM; SIGINT for PyTorch)");
-    plan_properties["timeout_seconds"] =
-        action_property("number", "seconds to wait after each signal (default 5)");
-    plan_properties["verify_timeout_seconds"] =
-        action_property("number", "seconds to wait for the memory to come back (default 10)");
+    // The plan is a preview by nature, and executing it by id is the confirmation a
+    // many-process selector needs: those fields are the tool's own, not the caller's.
+    const ojson plan_properties =
+        engine::request_schema<engine::KillRequest>({"dry_run", "plan_id", "batch"});
 
     std::vector<Tool> tools;
     tools.push_back(Tool{
@@ -205,17 +192,7 @@ std::vector<Tool> action_tools() {
             "holds them) and a plan_id; then call with that plan_id (and the same gpus and "
             "force) to reset. With holders nothing is reset unless force, which ends them "
             "first through the same path as a kill.",
-        .input_schema = object_schema(
-            {{"gpus", action_property("string", "\"0\", \"0,1\", UUIDs or PCI bus ids")},
-             {"all", action_property("boolean", "every GPU")},
-             {"force", action_property("boolean", "end the holders first")},
-             {"dry_run", action_property("boolean", "the preflight and plan only")},
-             {"plan_id", action_property("string",
-                                         "the preview's plan id: reset only if the "
-                                         "plan built now is the same")},
-             {"timeout_seconds", action_property("number", "per signal while ending holders")},
-             {"verify_timeout_seconds",
-              action_property("number", "for the GPUs to come back idle (default 10)")}}),
+        .input_schema = object_schema(engine::request_schema<engine::ResetRequest>()),
         .output_schema = ojson{{"type", "object"},
                                {"properties",
                                 {{"schema_version", action_property("integer", "document version")},

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/audit_json.hpp"
 #include "engine/audit_queries.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/tools.hpp"
@@ -19,20 +18,9 @@ nlohmann::json catalog_json_contents(const std::string& uri, const nlohmann::ord
 }
 
 nlohmann::ordered_json recent_actions(engine::Engine& engine) {
-    engine::AuditScope scope;
-    scope.kind = "actions";
-    scope.hours = 24;
-    scope.until_unix_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(engine.now().time_since_epoch())
-            .count();
-    scope.since_unix_ms = scope.until_unix_ms - 24LL * 3'600'000;
-    auto actions =
-        engine::query_actions(engine, engine::ActionQuery{.since_unix_ms = scope.since_unix_ms,
-                                                          .until_unix_ms = scope.until_unix_ms});
+    auto actions = engine::audit_actions(engine, engine::ActionsRequest{});
     if (!actions) return nlohmann::ordered_json{{"error", actions.error().what}};
-    scope.source = actions->source;
-    scope.source_available = actions->available;
-    return engine::actions_json(scope, actions->available ? actions->log : audit::ActionLog{});
+    return actions->document();
 }
 
 std::optional<std::string> prompt_gpu(const nlohmann::json& arguments, std::string& error) {
@@ -59,7 +47,7 @@ nlohmann::json resource_listing(engine::Engine& engine) {
          {"title", "Host snapshot"},
          {"description", "Every GPU and every process holding one (gpukill list --json)"},
          {"mimeType", "application/json"}});
-    const Snapshot snapshot = engine.list().snapshot;
+    const Snapshot snapshot = engine.snapshot().snapshot;
     for (const Gpu& gpu : snapshot.gpus) {
         resources.push_back(
             {{"uri", fmt::format("{}{}", kGpuUriPrefix, gpu.index)},
@@ -114,7 +102,7 @@ nlohmann::json completion_values(engine::Engine& engine, const nlohmann::json& p
                                       ? (*argument)["value"].get<std::string>()
                                       : std::string();
         if (name == "gpu" || name == "index") {
-            for (const Gpu& gpu : engine.list().snapshot.gpus) {
+            for (const Gpu& gpu : engine.snapshot().snapshot.gpus) {
                 const std::string index = std::to_string(gpu.index);
                 if (index.starts_with(typed)) values.push_back(index);
             }

@@ -2,7 +2,7 @@
 // documents the resources serve too (the snapshot, one GPU explained).
 #include <fmt/format.h>
 
-#include "engine/process_query.hpp"
+#include "engine/list.hpp"
 #include "mcp/tools.hpp"
 #include "model/human_format.hpp"
 #include "model/snapshot_json.hpp"
@@ -11,10 +11,6 @@ namespace gpukill::mcp {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-ojson catalog_property(const char* type, const char* description) {
-    return ojson{{"type", type}, {"description", description}};
-}
 
 const ProcessGpuUse* use_on(const SnapshotProcess& process, unsigned gpu) {
     for (const ProcessGpuUse& use : process.gpus) {
@@ -34,31 +30,6 @@ ojson object_schema(ojson properties, std::vector<std::string> required) {
     if (!required.empty()) schema["required"] = required;
     schema["additionalProperties"] = false;
     return schema;
-}
-
-ojson selector_properties() {
-    return ojson{
-        {"gpu", ojson{{"type", ojson::array({"string", "integer"})},
-                      {"description", "only processes on this GPU: index, UUID or PCI bus id"}}},
-        {"filter",
-         catalog_property("string", "regular expression searched in the name and command line")},
-        {"user", catalog_property("string", "exact user name or uid")},
-        {"container",
-         catalog_property("string", "container id (at least 4 characters) or pod UID")},
-        {"slurm_job",
-         catalog_property("string", "the Slurm job id whose cgroup the process is in")},
-        {"image", catalog_property("string",
-                                   "regular expression on the container's image (name:tag); "
-                                   "processes in no container, or of unknown image, never match")},
-        {"not_image",
-         catalog_property("string",
-                          "in a container whose image is known and does not match this "
-                          "regular expression (\"not from an official image\")")},
-        {"min_memory_bytes", catalog_property("integer", "holding at least this much GPU memory")},
-        {"orphaned", catalog_property("boolean", "only processes whose parent died")},
-        {"unlisted",
-         catalog_property("boolean", "only holders of the device file the driver does not list")},
-    };
 }
 
 ojson tool_listing(const Tool& tool) {
@@ -87,13 +58,15 @@ std::optional<std::string> unknown_argument(const nlohmann::json& arguments,
 }
 
 ojson snapshot_document(engine::Engine& engine) {
-    return to_json(engine.list().snapshot);
+    return to_json(engine.snapshot().snapshot);
 }
 
 std::optional<ojson> explain_document(engine::Engine& engine, const std::string& gpu,
                                       std::string& error) {
-    const Snapshot snapshot = engine.list().snapshot;
-    auto selected = engine::select_processes(snapshot, engine::ProcessQuery{.gpu = gpu});
+    const Snapshot snapshot = engine.snapshot().snapshot;
+    engine::ListRequest request;
+    request.gpu = gpu;
+    auto selected = engine::narrow(snapshot, request);
     if (!selected) {
         error = selected.error().what;
         return std::nullopt;

@@ -68,10 +68,6 @@ std::optional<std::string> unknown_argument(const nlohmann::json& arguments,
 nlohmann::ordered_json object_schema(nlohmann::ordered_json properties,
                                      std::vector<std::string> required = {});
 
-// The kill selectors' properties (gpu, filter, user, container, image, not_image,
-// min_memory_bytes, orphaned, unlisted), shared by list_processes and plan_kill.
-nlohmann::ordered_json selector_properties();
-
 // Read-tool helpers shared by the resources: the snapshot document and one GPU's
 // explanation.
 nlohmann::ordered_json snapshot_document(engine::Engine& engine);

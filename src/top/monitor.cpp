@@ -68,7 +68,7 @@ void Monitor::refresh() {
     const bool record =
         !recorded_at_ ||
         std::chrono::duration<double>(now - *recorded_at_).count() >= kHistoryEverySeconds;
-    engine::ListOutcome listed = engine_.list({.record_history = record});
+    engine::ListOutcome listed = engine_.snapshot(record);
     if (record) recorded_at_ = now;
     if (listed.history_warning) status_ = *listed.history_warning;
     snapshot_ = std::move(listed.snapshot);

@@ -44,16 +44,12 @@ void Monitor::plan_signal(const char* signal) {
     }
     std::vector<std::string> pids;
     for (const Row& row : targets.rows) pids.push_back(std::to_string(row.identity.pid));
-    engine::KillRequest request{.selectors = {},
-                                .gpu = std::nullopt,
-                                .signal = signal,
-                                .force = false,
-                                .timeout_seconds = kActionTimeoutSeconds,
-                                .verify_timeout_seconds = kActionVerifySeconds,
-                                .dry_run = false,
-                                .expected_plan_id = std::nullopt,
-                                .command = fmt::format("top: {} {}", signal, fmt::join(pids, " "))};
-    request.selectors.pid_arguments = pids;
+    engine::KillRequest request;
+    request.pids = pids;
+    request.signal = signal;
+    request.timeout_seconds = kActionTimeoutSeconds;
+    request.verify_timeout_seconds = kActionVerifySeconds;
+    request.command = fmt::format("top: {} {}", signal, fmt::join(pids, " "));
     auto planned = engine::plan_kill(engine_, request, actor_);
     if (!planned) {
         status_ = "cannot plan: " + planned.error().what;

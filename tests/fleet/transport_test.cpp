@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/fleet_command.hpp"
 #include "fleet/agent_transport.hpp"
 #include "fleet/fan_out.hpp"
 #include "fleet/fleet_report.hpp"
@@ -51,15 +50,6 @@ TEST(FleetTransport, ArgumentsAreQuotedForTheRemoteShell) {
     EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
     EXPECT_EQ(shell_quote(""), "''");
     EXPECT_EQ(shell_quote("$(reboot)"), "'$(reboot)'");
-}
-
-TEST(FleetTransport, RemoteArgumentsDropTheFleetsOwnOptions) {
-    EXPECT_EQ(cli::remote_arguments({"kill", "--hosts", "n[1-3]", "--filter", "python", "-x", "n2",
-                                     "--fanout=8", "--gather", "--batch", "-ojson", "--wide",
-                                     "--ssh-option", "Port=22"}),
-              (Args{"kill", "--filter", "python", "--batch", "--json"}));
-    EXPECT_EQ(cli::remote_arguments({"--remote", "h", "--list", "--details", "--json"}),
-              (Args{"--list", "--details", "--json"}));
 }
 
 TEST(FleetTransport, RemoteOutputBecomesAReply) {

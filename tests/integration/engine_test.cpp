@@ -29,7 +29,7 @@ constexpr std::uint64_t GiB = 1ULL << 30;
 
 engine::KillRequest kill_pid(pid_t pid) {
     engine::KillRequest request;
-    request.selectors.pid_arguments = {std::to_string(pid)};
+    request.pids = {std::to_string(pid)};
     request.timeout_seconds = 2;
     request.verify_timeout_seconds = 5;
     request.command = "test: kill " + std::to_string(pid);
@@ -79,7 +79,7 @@ TEST(EngineKill, APreviewIsCarriedOutExactlyAndEveryRecordNamesTheActor) {
     EXPECT_FALSE(process_alive(job.pid()));
     EXPECT_FALSE(process_alive(job.workers().at(0)));
     EXPECT_TRUE(process_alive(bystander.pid()));
-    EXPECT_EQ(engine->list().snapshot.gpus.at(0).reading.memory_used_bytes,
+    EXPECT_EQ(engine->snapshot().snapshot.gpus.at(0).reading.memory_used_bytes,
               std::optional<std::uint64_t>(0));
 
     const auto records = audit_log_of(host);
@@ -210,7 +210,7 @@ TEST(EngineReset, ForceResetsAGpuTheEnginesOwnDriverSessionHolds) {
 
     // The session is back: the same engine reads the GPU again, its memory free.
     EXPECT_TRUE(holds_device_file(host.env().at("GPUKILL_DEVFS") + "/nvidia0"));
-    const Snapshot after = engine->list().snapshot;
+    const Snapshot after = engine->snapshot().snapshot;
     ASSERT_FALSE(after.gpus.empty());
     EXPECT_EQ(after.gpus.at(0).reading.memory_used_bytes, std::optional<std::uint64_t>(0));
 
@@ -302,32 +302,36 @@ TEST(EngineCheck, CleanThenOrphanedHolderThenLeakThenUnexpectedUser) {
     auto engine = open_engine_on(host);
     engine::CheckRequest request;
     request.rogue = false;
-    engine::CheckOutcome clean = engine::health_check(*engine, request);
+    const auto check = [&] { return engine::health_check(*engine, request).value(); };
+    engine::CheckOutcome clean = check();
     EXPECT_EQ(clean.verdict, engine::CheckVerdict::clean) << clean.summary;
     EXPECT_EQ(clean.summary, "clean: 2 GPUs, no problem found");
 
     Workload job = host.run({"--gpu", "0", "--mem", "2G", "--workers", "1"});
     job.kill_parent();  // the worker lives on, orphaned, holding GPU 0
-    engine::CheckOutcome orphaned = engine::health_check(*engine, request);
+    engine::CheckOutcome orphaned = check();
     EXPECT_EQ(orphaned.verdict, engine::CheckVerdict::problem);
     ASSERT_TRUE(has_problem(orphaned, "orphaned_holder")) << orphaned.summary;
     EXPECT_EQ(find_problem(orphaned, "orphaned_holder")->pid, job.workers().at(0));
     job.kill_all();
 
     host.leak(1, "1G");  // used memory no process accounts for, and nothing holds GPU 1
-    engine::CheckOutcome leaked = engine::health_check(*engine, request);
+    engine::CheckOutcome leaked = check();
     EXPECT_EQ(leaked.verdict, engine::CheckVerdict::problem);
     ASSERT_TRUE(has_problem(leaked, "soft_locked")) << leaked.summary;
     EXPECT_EQ(find_problem(leaked, "soft_locked")->gpu, 1u);
     request.unaccounted_memory_bytes = 2ULL << 30;  // a threshold above the leak
-    EXPECT_FALSE(has_problem(engine::health_check(*engine, request), "soft_locked"));
+    EXPECT_FALSE(has_problem(check(), "soft_locked"));
 
     Workload mine = host.run({"--gpu", "0", "--mem", "1G"});
-    request.allowed_users = std::set<std::string>{};  // a CI runner expects idle GPUs
-    engine::CheckOutcome held = engine::health_check(*engine, request);
+    request.idle = true;  // a CI runner expects idle GPUs
+    engine::CheckOutcome held = check();
     ASSERT_TRUE(has_problem(held, "unexpected_holder")) << held.summary;
-    request.allowed_users = std::set<std::string>{current_user_name()};
-    EXPECT_FALSE(has_problem(engine::health_check(*engine, request), "unexpected_holder"));
+    request.idle = false;
+    request.allowed_users = {current_user_name()};
+    EXPECT_FALSE(has_problem(check(), "unexpected_holder"));
+    request.idle = true;
+    EXPECT_FALSE(engine::health_check(*engine, request)) << "idle and allowed users contradict";
     EXPECT_TRUE(audit_log_of(host).empty());  // a check records nothing
 }
 

@@ -134,6 +134,9 @@ void SshFleet::start(const std::vector<SshHostSpec>& specs) {
                  << "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                  << "LogLevel ERROR\nMaxStartups 200\nMaxSessions 100\nSetEnv";
             for (const auto& [key, value] : host.sim->env()) sshd << " " << key << "=" << value;
+            for (const auto& [key, value] : specs[i].extra_env) {
+                sshd << " " << key << "=" << value;
+            }
             sshd << "\n";
             const std::string config_path = dir_ + "/sshd" + n + ".conf";
             std::ofstream(config_path) << sshd.str();

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct SshHostSpec {
     bool listening = true;     // false: a port where nothing listens
     std::string netns;         // run sshd in this namespace (made by the caller)
     std::string address = "127.0.0.1";
+    // More of the host's environment than its simulator's (sshd SetEnv): a container
+    // runtime's socket, a Slurm configuration.
+    std::map<std::string, std::string> extra_env = {};
 };
 
 class SshFleet {

@@ -106,7 +106,8 @@ offers --force gpukill kill --for || fail "kill --for<Tab>"
 offers "$workload" gpukill kill '' || fail "kill <Tab> lacks holder $workload"
 offers amd gpukill list --vendor a || fail "--vendor a<Tab>"
 offers init gpukill guard '' || fail "guard <Tab>"
-offers --orphaned gpukill list --or && fail "list offers kill's --orphaned"
+offers --orphaned gpukill list --or || fail "list lacks the selector --orphaned it takes"
+offers --batch gpukill list --ba && fail "list offers kill's --batch"
 
 if ((failures > 0)); then echo "$failures failure(s)"; exit 1; fi
 echo "package test passed: $(basename "$deb")"

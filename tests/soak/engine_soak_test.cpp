@@ -49,7 +49,7 @@ TEST(EngineSoak, TenThousandListAndEvaluateCyclesKeepResidentMemoryFlat) {
     auto now = std::chrono::system_clock::now();
     std::size_t decisions = 0;
     const auto cycle = [&] {
-        Snapshot snapshot = engine->list().snapshot;
+        Snapshot snapshot = engine->snapshot().snapshot;
         now += std::chrono::seconds(1);
         snapshot.timestamp_unix_ms =
             std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();

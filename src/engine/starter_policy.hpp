@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpukill::cli {
+namespace gpukill::engine {
 
 std::string_view starter_policy_text();
 
@@ -14,4 +14,4 @@ std::string_view starter_policy_text();
 // directory, next to the binary's prefix); none when it is not installed.
 std::optional<std::string> installed_examples_dir();
 
-}  // namespace gpukill::cli
+}  // namespace gpukill::engine
