@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
-  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
+  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libre2-dev
   libncurses-dev libssl-dev libcpp-httplib-dev libsystemd-dev openssl
   prometheus prometheus-node-exporter
   libgtest-dev libgmock-dev libbenchmark-dev

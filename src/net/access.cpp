@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <cctype>
@@ -84,16 +85,14 @@ bool name_is_allowed(std::string_view name, const std::vector<std::string>& allo
 }  // namespace
 
 bool constant_time_equal(std::string_view a, std::string_view b) {
-    // Every byte of the longer input is visited whatever the contents; a length
-    // difference is folded into the result rather than returned early.
-    const std::size_t length = std::max(a.size(), b.size());
-    unsigned char difference = a.size() == b.size() ? 0 : 1;
-    for (std::size_t i = 0; i < length; ++i) {
-        const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-        const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-        difference = static_cast<unsigned char>(difference | (x ^ y));
-    }
-    return difference == 0;
+    // OpenSSL's CRYPTO_memcmp visits every byte whatever the contents (and is written so
+    // that a compiler cannot stop it early). It compares equal lengths: when the lengths
+    // differ, `a` is compared with itself, so the time still depends only on the lengths,
+    // and the difference in length decides the answer.
+    const bool same_length = a.size() == b.size();
+    const std::string_view other = same_length ? b : a;
+    const bool same_bytes = CRYPTO_memcmp(a.data(), other.data(), a.size()) == 0;
+    return same_length && same_bytes;
 }
 
 Result<TokenSet> TokenSet::parse(std::string_view text, std::string_view source) {

@@ -48,7 +48,7 @@ class TokenSet {
     std::vector<TokenEntry> entries_;
 };
 
-// Equal contents, in time that depends only on the lengths.
+// Equal contents, in time that depends only on the lengths (OpenSSL's CRYPTO_memcmp).
 bool constant_time_equal(std::string_view a, std::string_view b);
 
 // The secret of an `Authorization: Bearer SECRET` header value; empty when the header is

@@ -27,7 +27,7 @@ deb="$scratch/out/gpukill_${version}_amd64.deb"
 [[ -f "$deb" ]] || { ls "$scratch/out"; echo "FAIL: no $deb"; exit 1; }
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libsqlite3-0 libcpp-httplib0.11 libsystemd0; do
+for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0 libcpp-httplib0.11 libsystemd0; do
   [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
 done
 
