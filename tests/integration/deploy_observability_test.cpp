@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -34,8 +35,9 @@ std::string this_host() {
     return name;
 }
 
-// A value as a Grafana regex variable holds it (Hostname=~"$Hostname"): metacharacters
-// escaped.
+// A value as Grafana puts it into a regex matcher (Hostname=~"$Hostname"): each regex
+// metacharacter escaped, the backslash doubled for PromQL's double-quoted string (a
+// format string takes a backslash literally: two here give two).
 std::string regex_literal(const std::string& text) {
     static const std::regex meta(R"([.^$|()\[\]{}*+?\\])");
     return std::regex_replace(text, meta, R"(\\$&)");
@@ -168,9 +170,9 @@ TEST(DeployObservability, ShippedAlertsFireWithTheirTextAndBothDashboardsShowThe
     }
     if (const json* hidden = firing(alerts, "GpuHiddenHolders", "0")) {
         const std::string summary = (*hidden)["annotations"]["summary"];
-        EXPECT_TRUE(
-            std::regex_match(summary, std::regex("[0-9]+ hidden holder\\(s\\) of GPU 0 on " +
-                                                 regex_literal(hostname) + " for 10 minutes")))
+        const std::string tail = " hidden holder(s) of GPU 0 on " + hostname + " for 10 minutes";
+        EXPECT_TRUE(summary.ends_with(tail) && summary.size() > tail.size() &&
+                    std::isdigit(static_cast<unsigned char>(summary[0])))
             << summary;
         EXPECT_EQ((*hidden)["annotations"]["description"],
                   "gpukill kill --gpu 0 --unlisted --batch ends them, with proof the memory came "
