@@ -278,7 +278,7 @@ TEST(AgentMetrics, DcgmExporterDefaultCountersThatNvmlGives) {
         const char* value;
     };
     for (const Expected& e : std::vector<Expected>{
-             {"DCGM_FI_DEV_FB_FREE", "76288"},  // MiB: 80 GiB less 3 GiB used, 512 MiB reserved
+             {"DCGM_FI_DEV_FB_FREE", "78336"},  // MiB: 80 GiB less 3 GiB used, 512 MiB reserved
              {"DCGM_FI_DEV_FB_USED", "3072"},
              {"DCGM_FI_DEV_FB_RESERVED", "512"},
              {"DCGM_FI_DEV_GPU_UTIL", "42"},
