@@ -49,7 +49,8 @@ grep -qE '^ *;|;$' <<<"$description" && fail "stray ';' in the Description: $des
 # Stripped, the debug information split into the dbgsym package by build id.
 ddeb="$scratch/out/gpukill-dbgsym_${version}_amd64.ddeb"
 [[ -f "$ddeb" ]] || fail "no $(basename "$ddeb"): $(ls "$scratch/out")"
-dpkg-deb -c "$ddeb" 2>/dev/null | grep -qE '/usr/lib/debug/\.build-id/.+\.debug$' ||
+debug_files=$(dpkg-deb -c "$ddeb" 2>/dev/null)  # read whole: grep -q would cut the pipe
+grep -qE '/usr/lib/debug/\.build-id/.+\.debug$' <<<"$debug_files" ||
   fail "the dbgsym package holds no .debug files"
 echo "sizes: $(basename "$deb") $(stat -c %s "$deb") bytes, installed $(dpkg-deb -f "$deb" Installed-Size) KiB;" \
   "$(basename "$ddeb") $(stat -c %s "$ddeb") bytes"
@@ -105,7 +106,8 @@ pattern=$(sed -nE 's/^COPY ([^ ]+) .*/\1/p' "$containerfile")
 # shellcheck disable=SC2053  # the pattern is meant to match
 [[ -n "$pattern" && $(basename "$deb") == $pattern ]] || fail "Containerfile COPY $pattern"
 grep -qE '^FROM .*debian:bookworm' "$containerfile" || fail "the image is not Debian 12"
-grep -q 'apt-get install .*/tmp/'"$pattern" "$containerfile" || fail "the image does not install it"
+grep -F "/tmp/$pattern" "$containerfile" | grep -q 'apt-get install' ||
+  fail "the image does not install it"
 grep -qx 'ENTRYPOINT \["/usr/bin/gpukill"\]' "$containerfile" || fail "ENTRYPOINT"
 grep -q "image: gpukill:$version" "$repo/deploy/kubernetes/gpukill-agent.yaml" ||
   fail "the DaemonSet's image is not gpukill:$version"
