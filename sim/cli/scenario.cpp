@@ -137,6 +137,9 @@ unsigned parse_percent(const YAML::Node& node) {
 unsigned parse_celsius(const YAML::Node& node) {
     return parse_unsigned(node, 200U);
 }
+unsigned parse_mhz(const YAML::Node& node) {
+    return parse_unsigned(node, 100000U);
+}
 std::uint64_t parse_count(const YAML::Node& node) {
     return parse_unsigned<std::uint64_t>(node, UINT64_MAX);
 }
@@ -184,6 +187,26 @@ const FieldTable& failure_fields() {
         {"processes",
          [](const YAML::Node& v, GpuSpec& g) { g.processes_failure = parse_failure(v); }},
         {"reset", [](const YAML::Node& v, GpuSpec& g) { g.reset_failure = parse_failure(v); }},
+        {"clocks",
+         [](const YAML::Node& v, GpuSpec& g) {
+             g.sm_clock_mhz.failure = g.memory_clock_mhz.failure = parse_failure(v);
+         }},
+        {"memory_temperature",
+         [](const YAML::Node& v, GpuSpec& g) {
+             g.memory_temperature_celsius.failure = parse_failure(v);
+         }},
+        {"pcie_replay",
+         [](const YAML::Node& v, GpuSpec& g) { g.pcie_replay_count.failure = parse_failure(v); }},
+        {"video",
+         [](const YAML::Node& v, GpuSpec& g) {
+             g.encoder_utilization_percent.failure = g.decoder_utilization_percent.failure =
+                 parse_failure(v);
+         }},
+        {"remapped_rows",
+         [](const YAML::Node& v, GpuSpec& g) {
+             g.remapped_rows_correctable.failure = g.remapped_rows_uncorrectable.failure =
+                 g.row_remap_failure.failure = parse_failure(v);
+         }},
     };
     return table;
 }
@@ -242,6 +265,36 @@ const FieldTable& gpu_fields() {
          }},
         {"architecture", [](const YAML::Node& v,
                             GpuSpec& g) { parse_metric(v, g.architecture, parse_architecture); }},
+        {"sm_clock_mhz",
+         [](const YAML::Node& v, GpuSpec& g) { parse_metric(v, g.sm_clock_mhz, parse_mhz); }},
+        {"memory_clock_mhz",
+         [](const YAML::Node& v, GpuSpec& g) { parse_metric(v, g.memory_clock_mhz, parse_mhz); }},
+        {"memory_temperature_celsius",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.memory_temperature_celsius, parse_celsius);
+         }},
+        {"pcie_replay_count",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.pcie_replay_count, parse_count);
+         }},
+        {"encoder_utilization_percent",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.encoder_utilization_percent, parse_percent);
+         }},
+        {"decoder_utilization_percent",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.decoder_utilization_percent, parse_percent);
+         }},
+        {"remapped_rows_correctable",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.remapped_rows_correctable, parse_count);
+         }},
+        {"remapped_rows_uncorrectable",
+         [](const YAML::Node& v, GpuSpec& g) {
+             parse_metric(v, g.remapped_rows_uncorrectable, parse_count);
+         }},
+        {"row_remap_failure",
+         [](const YAML::Node& v, GpuSpec& g) { parse_metric(v, g.row_remap_failure, parse_bool); }},
         {"failures", [](const YAML::Node&, GpuSpec&) {}},
         {"nvlinks",
          [](const YAML::Node&, GpuSpec&) {}},  // resolve_nvlinks, once all GPUs are known

@@ -209,6 +209,59 @@ GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t
                                                                     unsigned int link,
                                                                     nvmlPciInfo_t* pci);
 
+// Telemetry (dcgm-exporter's default counters): clocks, field values, PCIe replays, video
+// engines, remapped rows.
+typedef enum nvmlClockType_enum GPUSIM_NVML_ENUM_BASE {
+    NVML_CLOCK_GRAPHICS = 0,
+    NVML_CLOCK_SM = 1,
+    NVML_CLOCK_MEM = 2,
+    NVML_CLOCK_VIDEO = 3
+} nvmlClockType_t;
+#define NVML_FI_DEV_MEMORY_TEMP 82
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138  // KiB; scopeId: a link, or UINT_MAX: all
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
+typedef enum nvmlValueType_enum GPUSIM_NVML_ENUM_BASE {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5
+} nvmlValueType_t;
+typedef union nvmlValue_st {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    int siVal;
+} nvmlValue_t;
+typedef struct nvmlFieldValue_st {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;  // microseconds since 1970
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;  // this field's own answer
+    nvmlValue_t value;
+} nvmlFieldValue_t;
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
+                                                       unsigned int* clock);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                                         nvmlFieldValue_t* values);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device,
+                                                               unsigned int* value);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device,
+                                                                unsigned int* utilization,
+                                                                unsigned int* samplingPeriodUs);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device,
+                                                                unsigned int* utilization,
+                                                                unsigned int* samplingPeriodUs);
+GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device,
+                                                          unsigned int* corrRows,
+                                                          unsigned int* uncRows,
+                                                          unsigned int* isPending,
+                                                          unsigned int* failureOccurred);
 // Running processes: *infoCount is the capacity in, the number of entries out.
 GPUSIM_NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
                                                                      unsigned int* infoCount,
@@ -252,4 +305,7 @@ static_assert(offsetof(nvmlPciInfo_t, domain) == 16);
 static_assert(offsetof(nvmlPciInfo_t, pciSubSystemId) == 32);
 static_assert(offsetof(nvmlPciInfo_t, busId) == 36);
 static_assert(sizeof(nvmlReturn_t) == 4);
+static_assert(sizeof(nvmlFieldValue_t) == 40);
+static_assert(offsetof(nvmlFieldValue_t, valueType) == 24);
+static_assert(offsetof(nvmlFieldValue_t, value) == 32);
 #endif

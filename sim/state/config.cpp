@@ -53,6 +53,15 @@ json gpu_to_json(const GpuSpec& gpu) {
         {"nvlink_remote_bus_ids",
          gpu.nvlink_remote_bus_ids ? json(*gpu.nvlink_remote_bus_ids) : json(nullptr)},
         {"reset_failure", failure_name(gpu.reset_failure)},
+        {"sm_clock_mhz", metric_to_json(gpu.sm_clock_mhz)},
+        {"memory_clock_mhz", metric_to_json(gpu.memory_clock_mhz)},
+        {"memory_temperature_celsius", metric_to_json(gpu.memory_temperature_celsius)},
+        {"pcie_replay_count", metric_to_json(gpu.pcie_replay_count)},
+        {"encoder_utilization_percent", metric_to_json(gpu.encoder_utilization_percent)},
+        {"decoder_utilization_percent", metric_to_json(gpu.decoder_utilization_percent)},
+        {"remapped_rows_correctable", metric_to_json(gpu.remapped_rows_correctable)},
+        {"remapped_rows_uncorrectable", metric_to_json(gpu.remapped_rows_uncorrectable)},
+        {"row_remap_failure", metric_to_json(gpu.row_remap_failure)},
     };
 }
 
@@ -82,6 +91,20 @@ GpuSpec gpu_from_json(const json& in) {
         gpu.nvlink_remote_bus_ids = links.get<std::vector<std::string>>();
     }
     gpu.reset_failure = failure_from_name(in.at("reset_failure").get<std::string>());
+    gpu.sm_clock_mhz = metric_from_json<unsigned>(in.at("sm_clock_mhz"));
+    gpu.memory_clock_mhz = metric_from_json<unsigned>(in.at("memory_clock_mhz"));
+    gpu.memory_temperature_celsius =
+        metric_from_json<unsigned>(in.at("memory_temperature_celsius"));
+    gpu.pcie_replay_count = metric_from_json<std::uint64_t>(in.at("pcie_replay_count"));
+    gpu.encoder_utilization_percent =
+        metric_from_json<unsigned>(in.at("encoder_utilization_percent"));
+    gpu.decoder_utilization_percent =
+        metric_from_json<unsigned>(in.at("decoder_utilization_percent"));
+    gpu.remapped_rows_correctable =
+        metric_from_json<std::uint64_t>(in.at("remapped_rows_correctable"));
+    gpu.remapped_rows_uncorrectable =
+        metric_from_json<std::uint64_t>(in.at("remapped_rows_uncorrectable"));
+    gpu.row_remap_failure = metric_from_json<bool>(in.at("row_remap_failure"));
     return gpu;
 }
 

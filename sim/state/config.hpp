@@ -61,6 +61,16 @@ struct GpuSpec {
     // GPUs or NVSwitches. Empty optional: the GPU has no NVLink (NOT_SUPPORTED).
     std::optional<std::vector<std::string>> nvlink_remote_bus_ids;
     Failure reset_failure = Failure::none;  // how `nvidia-smi -r` fails for this GPU
+    // What dcgm-exporter's default counters read (docs/SIMULATOR.md, "Telemetry").
+    Metric<unsigned> sm_clock_mhz;      // under full load; idle the clock drops (usage.hpp)
+    Metric<unsigned> memory_clock_mhz;  // constant
+    Metric<unsigned> memory_temperature_celsius;
+    Metric<std::uint64_t> pcie_replay_count;
+    Metric<unsigned> encoder_utilization_percent;
+    Metric<unsigned> decoder_utilization_percent;
+    Metric<std::uint64_t> remapped_rows_correctable;
+    Metric<std::uint64_t> remapped_rows_uncorrectable;
+    Metric<bool> row_remap_failure;
 };
 
 struct SimConfig {

@@ -59,6 +59,16 @@ GpuSpec default_gpu(unsigned index) {
     gpu.mig_mode = {false, Failure::none};
     gpu.ecc_errors_corrected = {0, Failure::none};
     gpu.ecc_errors_uncorrected = {0, Failure::none};
+    // An H100 SXM5's boost and HBM3 clocks; its HBM a few degrees above the die at idle.
+    gpu.sm_clock_mhz = {1980, Failure::none};
+    gpu.memory_clock_mhz = {2619, Failure::none};
+    gpu.memory_temperature_celsius = {38, Failure::none};
+    gpu.pcie_replay_count = {0, Failure::none};
+    gpu.encoder_utilization_percent = {0, Failure::none};
+    gpu.decoder_utilization_percent = {0, Failure::none};
+    gpu.remapped_rows_correctable = {0, Failure::none};
+    gpu.remapped_rows_uncorrectable = {0, Failure::none};
+    gpu.row_remap_failure = {false, Failure::none};
     return gpu;
 }
 

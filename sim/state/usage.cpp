@@ -77,6 +77,12 @@ unsigned memory_utilization_percent(const GpuSpec& gpu, const GpuUsage& usage) {
     return gpu_utilization_percent(gpu, usage) / 2;
 }
 
+unsigned sm_clock_mhz(const GpuSpec& gpu, const GpuUsage& usage) {
+    const unsigned peak = gpu.sm_clock_mhz.value;
+    const unsigned idle = std::min(kIdleSmClockMhz, peak);
+    return idle + (peak - idle) * gpu_utilization_percent(gpu, usage) / 100U;
+}
+
 double power_draw_watts(const GpuSpec& gpu, const GpuUsage& usage) {
     const double idle = gpu.power_watts.value;
     if (!gpu.power_limit_watts.ok() || gpu.power_limit_watts.value <= idle) return idle;

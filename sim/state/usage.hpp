@@ -49,6 +49,10 @@ Result<GpuUsage> survey_gpu_collecting(const Root& root, unsigned gpu);
 unsigned gpu_utilization_percent(const GpuSpec& gpu, const GpuUsage& usage);
 // Memory-controller utilisation: half the compute figure, a typical ratio for training.
 unsigned memory_utilization_percent(const GpuSpec& gpu, const GpuUsage& usage);
+// The SM clock: kIdleSmClockMhz (an H100's idle clock, or the peak when that is lower)
+// at 0 %, rising linearly with utilisation to the scenario's sm_clock_mhz at 100 %.
+inline constexpr unsigned kIdleSmClockMhz = 345;
+unsigned sm_clock_mhz(const GpuSpec& gpu, const GpuUsage& usage);
 // Board power: idle draw plus the share of the headroom that the utilisation uses.
 double power_draw_watts(const GpuSpec& gpu, const GpuUsage& usage);
 

@@ -87,6 +87,14 @@ void AgentCore::start_guard(engine::GuardSetup setup, const Actor& actor) {
         *engine_, std::move(setup), actor,
         [this](const engine::GuardEvent& event) { on_guard_event(event); }, engine_->now());
     guard_->start();
+    // The actions that end processes exist from the start, at 0: an alert on their
+    // increase() (deploy/prometheus) sees the first one, which a series born at 1 hides.
+    std::lock_guard state(state_mutex_);
+    for (const char* verdict : {"terminate", "kill"}) {
+        for (const char* outcome : {"terminated", "killed"}) {
+            counters_.guard_actions.try_emplace({verdict, outcome}, 0);
+        }
+    }
 }
 
 void AgentCore::reload_policy() {
@@ -139,9 +147,11 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     Snapshot snapshot;
     std::optional<RogueCounts> rogue;
     std::optional<std::string> history_warning;
+    std::optional<engine::Engine::HolderTracking> tracking;
     {
         std::lock_guard lock(engine_mutex_);
         snapshot = engine_->discover_host();
+        tracking = engine_->holder_tracking();
         // A guard in mode off records nothing: the history is recorded here then.
         if (guard_ && run_guard && guard_->policy().mode != guard::Mode::off) {
             guard_->cycle(now, snapshot);
@@ -166,6 +176,14 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
         }
     }
     if (history_warning && log_) log_(*history_warning);
+    if (tracking && !holder_tracking_ && log_) {
+        // Once, when the engine first tried (its second sample): without the tracker the
+        // agent still works, but sweeps every process's fds each sample.
+        log_(tracking->tracking
+                 ? "holder tracking: on (fanotify and the process connector report opens, "
+                   "forks and exits)"
+                 : "holder tracking: off, every sample sweeps /proc: " + tracking->why_not);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // Before the lock the HTTP workers count their responses under: mallinfo2 takes
@@ -175,12 +193,14 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     std::lock_guard lock(state_mutex_);
     ++counters_.samples;
     if (rogue) rogue_ = std::move(*rogue);
+    if (tracking) holder_tracking_ = tracking->tracking;
     MetricsInputs inputs{.snapshot = &snapshot,
                          .counters = &counters_,
                          .rogue = rogue_,
                          .last_sample_seconds = seconds,
                          .heap_bytes = heap_bytes,
                          .guard_enabled = guard_ != nullptr,
+                         .holder_tracking = holder_tracking_,
                          .version = GPUKILL_VERSION};
     MetricsOptions options = metrics_options_;
     options.openmetrics = false;

@@ -251,6 +251,10 @@ void AgentServer::install_routes() {
             res.set_header("Connection", "close");
             return Server::HandlerResponse::Handled;
         }
+        // Health answers whatever the Host: it reveals nothing, and the kubelet's probes
+        // name the pod's address, which no configuration knows in advance.
+        if (req.path == "/healthz" || req.path == "/readyz")
+            return Server::HandlerResponse::Unhandled;
         const std::vector<std::string>& allowed = settings_.allowed_hosts;
         if (!net::host_header_allowed(req.get_header_value("Host"), allowed)) {
             respond(res, error_response(403, "permission",
@@ -265,8 +269,6 @@ void AgentServer::install_routes() {
             respond(res, error_response(403, "permission", "cross-origin requests are refused"));
             return Server::HandlerResponse::Handled;
         }
-        if (req.path == "/healthz" || req.path == "/readyz")
-            return Server::HandlerResponse::Unhandled;
         if (req.path == "/metrics" && loopback_) return Server::HandlerResponse::Unhandled;
 
         const Endpoint* endpoint = endpoint_at(req.path);

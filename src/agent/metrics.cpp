@@ -3,116 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <deque>
 #include <vector>
 
-#include "model/utf8.hpp"
+#include "agent/dcgm_metrics.hpp"
+#include "agent/exposition.hpp"
 
 namespace gpukill::agent {
 namespace {
-
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// One metric family: its metadata and sample lines, written in either format.
-struct MetricFamily {
-    std::string name;  // without _total; counters' samples carry it
-    const char* type = "gauge";
-    std::string help;
-    // False for a foreign counter whose exporter names it without _total (dcgm-exporter's
-    // energy): its name is kept, and OpenMetrics, which requires the suffix, calls it unknown.
-    bool total_suffix = true;
-    std::vector<std::string> samples;  // "name{labels} value" lines, without newline
-};
-
-std::string labels_text(const Labels& labels) {
-    if (labels.empty()) return {};
-    std::string text = "{";
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-        if (i > 0) text += ',';
-        text += labels[i].first;
-        text += "=\"";
-        text += escape_label_value(labels[i].second);
-        text += '"';
-    }
-    text += '}';
-    return text;
-}
-
-std::string number_text(double value) {
-    return fmt::format("{}", value);
-}
-std::string number_text(std::uint64_t value) {
-    return std::to_string(value);
-}
-
-class Exposition {
-  public:
-    explicit Exposition(bool openmetrics) : openmetrics_(openmetrics) {}
-
-    MetricFamily& family(std::string name, const char* type, std::string help,
-                         bool total_suffix = true) {
-        families_.push_back(MetricFamily{std::move(name), type, std::move(help), total_suffix, {}});
-        return families_.back();
-    }
-    template <class Value>
-    void sample(MetricFamily& family, const Labels& labels, Value value) {
-        family.samples.push_back(family.name + (suffixed(family) ? "_total" : "") +
-                                 labels_text(labels) + " " + number_text(value));
-    }
-
-    std::string text() const {
-        std::string out;
-        for (const MetricFamily& family : families_) {
-            if (family.samples.empty()) continue;
-            // The text format names a counter family by its samples' name; OpenMetrics by
-            // the name without _total.
-            const std::string declared =
-                family.name + (suffixed(family) && !openmetrics_ ? "_total" : std::string());
-            const bool foreign_counter = is_counter(family) && !family.total_suffix;
-            out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", declared, family.help, declared,
-                               foreign_counter && openmetrics_ ? "unknown" : family.type);
-            for (const std::string& line : family.samples) {
-                out += line;
-                out += '\n';
-            }
-        }
-        if (openmetrics_) out += "# EOF\n";
-        return out;
-    }
-
-  private:
-    static bool is_counter(const MetricFamily& family) {
-        return std::string_view(family.type) == "counter";
-    }
-    static bool suffixed(const MetricFamily& family) {
-        return is_counter(family) && family.total_suffix;
-    }
-
-    bool openmetrics_;
-    std::deque<MetricFamily> families_;  // a deque: references to earlier ones stay valid
-};
-
-std::string device_name(const GpuReading& reading) {
-    if (reading.vendor == Vendor::nvidia && reading.nvidia_minor) {
-        return fmt::format("nvidia{}", *reading.nvidia_minor);
-    }
-    if (reading.drm_card) return *reading.drm_card;
-    return {};
-}
-
-Labels gpu_labels(const Gpu& gpu, const std::string& host, const MetricsOptions& options) {
-    const GpuReading& r = gpu.reading;
-    std::string bus = r.pci_bus_id.value_or("");
-    if (r.vendor == Vendor::nvidia && !bus.empty()) bus = nvml_pci_bus_id(bus);
-    return Labels{{"gpu", std::to_string(gpu.index)},
-                  {"UUID", r.uuid.value_or("")},
-                  {"pci_bus_id", bus},
-                  {"device", device_name(r)},
-                  {"modelName", r.name.value_or("")},
-                  {options.lowercase_hostname ? "hostname" : "Hostname", host}};
-}
 
 bool tied_here(const SnapshotProcess& process, unsigned gpu, const ProcessGpuUse** use) {
     for (const ProcessGpuUse& candidate : process.gpus) {
@@ -177,7 +74,7 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
 
     for (const Gpu& gpu : snapshot.gpus) {
         const GpuReading& r = gpu.reading;
-        const Labels labels = gpu_labels(gpu, snapshot.host, options);
+        const Labels labels = gpu_labels(gpu);
         Labels info = labels;
         info.emplace_back("vendor", to_string(r.vendor));
         info.emplace_back("backend", r.backend);
@@ -247,35 +144,6 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
     }
 }
 
-// dcgm-exporter's families, for NVIDIA GPUs: its names, units and types.
-void dcgm_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions& options) {
-    MetricFamily& fb =
-        out.family("DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).");
-    MetricFamily& util = out.family("DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).");
-    MetricFamily& temp = out.family("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).");
-    MetricFamily& power = out.family("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).");
-    MetricFamily& energy =
-        out.family("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
-                   "Total energy consumption since boot (in mJ).", /*total_suffix=*/false);
-    for (const Gpu& gpu : snapshot.gpus) {
-        const GpuReading& r = gpu.reading;
-        if (r.vendor != Vendor::nvidia) continue;
-        const Labels labels = gpu_labels(gpu, snapshot.host, options);
-        if (r.memory_used_bytes) out.sample(fb, labels, *r.memory_used_bytes >> 20);
-        if (r.utilization_percent) {
-            out.sample(util, labels, static_cast<std::uint64_t>(*r.utilization_percent));
-        }
-        if (r.temperature_celsius) {
-            out.sample(temp, labels, static_cast<double>(*r.temperature_celsius));
-        }
-        if (r.power_watts) out.sample(power, labels, *r.power_watts);
-        if (r.energy_joules) {
-            out.sample(energy, labels,
-                       static_cast<std::uint64_t>(std::llround(*r.energy_joules * 1000.0)));
-        }
-    }
-}
-
 template <class Key, class Make>
 void counter_family(Exposition& out, std::string name, std::string help,
                     const std::map<Key, std::uint64_t>& values, Make labels) {
@@ -295,6 +163,12 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
     MetricFamily& guard =
         out.family("gpukill_agent_guard_enabled", "gauge", "1 when the agent runs a guard policy");
     out.sample(guard, {}, std::uint64_t{in.guard_enabled ? 1u : 0u});
+    if (in.holder_tracking) {
+        MetricFamily& tracking = out.family(
+            "gpukill_agent_holder_tracking", "gauge",
+            "1 when device holders are kept from kernel events; 0 when every sample sweeps /proc");
+        out.sample(tracking, {}, std::uint64_t{*in.holder_tracking ? 1u : 0u});
+    }
     if (in.rogue.scanned) {
         MetricFamily& rogue = out.family("gpukill_rogue_findings", "gauge",
                                          "Rogue (miner) findings of the last scan, by risk level");
@@ -337,47 +211,17 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
 
 }  // namespace
 
-std::string escape_label_value(std::string_view value) {
-    std::string out;
-    out.reserve(value.size());
-    for (std::size_t at = 0; at < value.size();) {
-        const Utf8Char c = next_utf8(value, at);
-        if (!c.valid) {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-        } else if (c.length == 1 && value[at] == '\\') {
-            out += "\\\\";
-        } else if (c.length == 1 && value[at] == '"') {
-            out += "\\\"";
-        } else if (c.length == 1 && value[at] == '\n') {
-            out += "\\n";
-        } else {
-            out.append(value.substr(at, c.length));
-        }
-        at += c.length;
-    }
-    return out;
-}
-
-std::string nvml_pci_bus_id(std::string_view normalised) {
-    // "0000:3b:00.0" -> "00000000:3B:00.0": the domain widened to 8 digits, upper case.
-    const std::size_t colon = normalised.find(':');
-    if (colon == std::string_view::npos) return std::string(normalised);
-    std::string domain(normalised.substr(0, colon));
-    if (domain.size() < 8) domain.insert(0, 8 - domain.size(), '0');
-    std::string out = domain + std::string(normalised.substr(colon));
-    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return out;
-}
-
 bool accepts_openmetrics(std::string_view accept) {
     return accept.find("application/openmetrics-text") != std::string_view::npos;
 }
 
 std::string render_metrics(const MetricsInputs& inputs, const MetricsOptions& options) {
-    Exposition out(options.openmetrics);
+    const std::string host = inputs.snapshot != nullptr ? inputs.snapshot->host : std::string();
+    Exposition out(options.openmetrics,
+                   {options.lowercase_hostname ? "hostname" : "Hostname", host});
     if (inputs.snapshot != nullptr) {
         gpu_metrics(out, *inputs.snapshot, options);
-        if (options.dcgm_names) dcgm_metrics(out, *inputs.snapshot, options);
+        if (options.dcgm_names) dcgm_metrics(out, *inputs.snapshot);
     }
     agent_metrics(out, inputs);
     return out.text();

@@ -3,9 +3,9 @@
 // family, label and bound is tested on fixture snapshots. docs/METRICS.md lists them.
 //
 // Per GPU, every vendor: gpukill_gpu_* with dcgm-exporter's label names (gpu, UUID,
-// pci_bus_id, device, modelName, Hostname or, with lowercase_hostname, hostname), so
-// dashboards built on dcgm-exporter join; with dcgm_names, NVIDIA GPUs also get
-// dcgm-exporter's own families (DCGM_FI_DEV_FB_USED in MiB, ...).
+// pci_bus_id, device, modelName), so dashboards built on dcgm-exporter join; with
+// dcgm_names, NVIDIA GPUs also get dcgm-exporter's own families (dcgm_metrics.hpp). Every
+// series of every family names the host: Hostname or, with lowercase_hostname, hostname.
 //
 // Per process: gpukill_process_gpu_memory_bytes for the `top_processes` largest holders
 // of each GPU; the others are summed into gpukill_gpu_other_processes_memory_bytes and
@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "agent/dcgm_metrics.hpp"
+#include "agent/exposition.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::agent {
@@ -56,6 +58,9 @@ struct MetricsInputs {
     double last_sample_seconds = 0;  // how long the last sample took
     std::uint64_t heap_bytes = 0;    // the agent's own heap in use (host/heap_in_use.hpp)
     bool guard_enabled = false;
+    // Whether holders are tracked from kernel events (host/holder_tracker.hpp); empty
+    // until the engine has tried (its second sample).
+    std::optional<bool> holder_tracking;
     std::string version;  // gpukill's, on gpukill_agent_info
 };
 
@@ -77,13 +82,5 @@ inline constexpr const char* kOpenMetricsType =
 
 // Whether an Accept header asks for OpenMetrics (what Prometheus sends when it prefers it).
 bool accepts_openmetrics(std::string_view accept);
-
-// A label value as the exposition formats write it between quotes: valid UTF-8, with
-// backslash, double quote and newline escaped.
-std::string escape_label_value(std::string_view value);
-
-// dcgm-exporter's spelling of a PCI bus id (NVML's: "00000000:3B:00.0") from gpukill's
-// normalised one ("0000:3b:00.0").
-std::string nvml_pci_bus_id(std::string_view normalised);
 
 }  // namespace gpukill::agent

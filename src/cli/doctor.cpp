@@ -116,6 +116,18 @@ std::vector<DoctorCheck> diagnose(const DoctorFacts& facts) {
         });
     }
     checks.push_back(DoctorCheck{
+        .name = "holder tracking",
+        .level = facts.holder_tracking_unavailable.empty() ? CheckLevel::ok : CheckLevel::info,
+        .detail = facts.holder_tracking_unavailable.empty()
+                      ? "kernel events available: the agent and `list --watch` track holders"
+                      : "every sample sweeps /proc: " + facts.holder_tracking_unavailable,
+        .advice = facts.holder_tracking_unavailable.empty()
+                      ? std::nullopt
+                      : std::optional<std::string>(
+                            "run as root with CAP_SYS_ADMIN and CAP_NET_ADMIN (deploy/ grants "
+                            "both); nothing is missed without them, each sample costs more"),
+    });
+    checks.push_back(DoctorCheck{
         .name = "state directory",
         .level = facts.state_dir_writable ? CheckLevel::ok : CheckLevel::warn,
         .detail = fmt::format("{} ({})", facts.state_dir,
@@ -147,6 +159,13 @@ DoctorFacts gather_doctor_facts(const GlobalOptions& global) {
     facts.kfd_present = stat((global.roots.devfs + "/kfd").c_str(), &info) == 0;
     facts.state_dir = global.state_dir;
     facts.state_dir_writable = writable_or_creatable(global.state_dir);
+    if (!HolderTracker::start(global.roots, kTrackedSnapshotsPerFullSweep,
+                              facts.holder_tracking_unavailable)) {
+        if (facts.holder_tracking_unavailable.empty())
+            facts.holder_tracking_unavailable = "unknown";
+    } else {
+        facts.holder_tracking_unavailable.clear();
+    }
     return facts;
 }
 

@@ -28,6 +28,8 @@ struct DoctorFacts {
     std::size_t gpus_found = 0;
     std::string state_dir;
     bool state_dir_writable = false;
+    // Why the agent's event-driven holder tracker cannot start here; empty when it can.
+    std::string holder_tracking_unavailable;
 };
 
 enum class CheckLevel { ok, info, warn, fail };

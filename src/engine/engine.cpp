@@ -83,6 +83,14 @@ std::optional<std::string> Engine::record_history(const Snapshot& snapshot) {
     return history_.record(snapshot);
 }
 
+std::optional<Engine::HolderTracking> Engine::holder_tracking() const {
+    if (discovery_.holders) return HolderTracking{.tracking = true, .why_not = {}};
+    if (discovery_.holders_untracked) {
+        return HolderTracking{.tracking = false, .why_not = *discovery_.holders_untracked};
+    }
+    return std::nullopt;
+}
+
 Snapshot Engine::discover_host() {
     Snapshot snapshot = discover(config_.roots, backends_, &discovery_);
     resolve_containers(snapshot);

@@ -93,6 +93,16 @@ class Engine {
     // unavailable (it exists but cannot be read).
     Result<reclaim::ProtectedList> protected_list() const;
 
+    // Whether discover_host keeps device holders from kernel events
+    // (host/holder_tracker.hpp: fanotify needs CAP_SYS_ADMIN, the process connector
+    // CAP_NET_ADMIN) or sweeps /proc each time. Empty before its second call, when the
+    // tracker is first tried; else the answer, with why not when it is not tracking.
+    struct HolderTracking {
+        bool tracking = false;
+        std::string why_not;
+    };
+    std::optional<HolderTracking> holder_tracking() const;
+
     // For the calls in src/engine (kill, reset, guard): not for interfaces.
     const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
     // Stamped with the engine's clock, as everything the engine records.

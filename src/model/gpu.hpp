@@ -44,6 +44,9 @@ struct GpuReading {
 
     std::optional<std::uint64_t> memory_total_bytes;
     std::optional<std::uint64_t> memory_used_bytes;
+    // NVML: free = total less the driver's reservation and the used memory.
+    std::optional<std::uint64_t> memory_free_bytes;
+    std::optional<std::uint64_t> memory_reserved_bytes;
     std::optional<unsigned> utilization_percent;
     std::optional<unsigned> memory_utilization_percent;
     // amdgpu GTT: system memory mapped for the GPU (not part of memory_*).
@@ -59,6 +62,20 @@ struct GpuReading {
     std::optional<std::uint64_t> ecc_errors_uncorrected_volatile;
     std::optional<bool> persistence_mode;
     std::optional<bool> mig_mode;
+    // Telemetry dcgm-exporter's default counters carry (NVML; docs/METRICS.md): clocks
+    // now, the memory's own temperature, PCIe replays and remapped rows since the driver
+    // loaded, video engines' utilisation, and NVLink data moved (sent and received, all
+    // links, KiB since the driver loaded; present only on a GPU with NVLink).
+    std::optional<unsigned> sm_clock_mhz;
+    std::optional<unsigned> memory_clock_mhz;
+    std::optional<int> memory_temperature_celsius;
+    std::optional<std::uint64_t> pcie_replay_count;
+    std::optional<unsigned> encoder_utilization_percent;
+    std::optional<unsigned> decoder_utilization_percent;
+    std::optional<std::uint64_t> remapped_rows_correctable;
+    std::optional<std::uint64_t> remapped_rows_uncorrectable;
+    std::optional<bool> row_remap_failed;
+    std::optional<std::uint64_t> nvlink_data_kib;
     // NVML's nvmlDeviceArchitecture_t (model/nvidia_architecture.hpp names it).
     std::optional<unsigned> nvml_architecture;
     // PCI bus ids (normalised) at the far end of the GPU's active NVLinks: other GPUs or

@@ -1,7 +1,9 @@
 #include "net/access.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -73,6 +75,44 @@ std::string host_without_port(std::string_view host) {
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return name;
+}
+
+// `path` opened for reading with its last name resolved beneath its own directory: a
+// symbolic link there is followed only while it stays inside that directory. That is how
+// the kubelet mounts a Secret (`tokens -> ..data/tokens`, `..data -> ..2024_01_02_...`,
+// swapped atomically by renaming `..data`), and it still refuses a link to an absolute
+// path or through "..", so a link planted beside the file cannot make the agent read (and
+// quote in an error) another private file of root's. The directory part is the
+// operator's own choice and is followed as given. Where openat2 is missing (kernels
+// before 5.6, old seccomp profiles) the old rule holds: no link at all. `error`: errno, EXDEV for a
+// link that leaves the directory.
+UniqueFd open_inside_own_directory(const std::string& path, int& error) {
+    const std::size_t slash = path.rfind('/');
+    const std::string directory =
+        slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..") {
+        error = EISDIR;
+        return UniqueFd();
+    }
+    UniqueFd dir(::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir) {
+        error = errno;
+        return UniqueFd();
+    }
+    // O_NONBLOCK: a FIFO planted under the name is refused below, not waited on.
+    open_how how{};
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    const long fd = ::syscall(SYS_openat2, dir.get(), name.c_str(), &how, sizeof how);
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    error = errno;
+    // ENOSYS: a kernel before 5.6; EPERM: a container's seccomp profile that predates it.
+    if (error != ENOSYS && error != EPERM) return UniqueFd();
+    UniqueFd plain(::openat(dir.get(), name.c_str(),
+                            O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW));
+    error = errno;
+    return plain;
 }
 
 bool name_is_allowed(std::string_view name, const std::vector<std::string>& allowed) {
@@ -179,10 +219,15 @@ std::optional<std::string_view> bearer_secret(std::string_view authorization) {
 }
 
 Result<std::string> read_private_file(const std::string& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    int open_error = 0;
+    UniqueFd fd = open_inside_own_directory(path, open_error);
     if (!fd) {
-        const int error = errno;
-        return fail(fmt::format("cannot open {}: {}", path, std::strerror(error)), error);
+        if (open_error == EXDEV) {
+            return fail(
+                ErrorCategory::permission,
+                fmt::format("cannot open {}: it is a link that leaves its directory", path));
+        }
+        return fail(fmt::format("cannot open {}: {}", path, std::strerror(open_error)), open_error);
     }
     struct stat info {};
     if (::fstat(fd.get(), &info) != 0) {

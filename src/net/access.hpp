@@ -57,6 +57,10 @@ std::optional<std::string_view> bearer_secret(std::string_view authorization);
 
 // A file only its owner can read (the token file, a TLS key): refused when it is group-
 // or world-readable or owned by another user than the effective one. Bounded (1 MiB).
+// The last name may be a symbolic link that stays inside its own directory (a Kubernetes
+// Secret: `tokens -> ..data/tokens`); the file it reaches is the one whose owner and
+// mode are checked. A link out of the directory (absolute, or through "..") is refused
+// (permission).
 Result<std::string> read_private_file(const std::string& path);
 
 // 127.0.0.0/8, ::1, "localhost".

@@ -92,15 +92,16 @@ TEST(AgentMetrics, DcgmNamesForNvidiaGpusOnlyInDcgmUnits) {
     EXPECT_TRUE(has(text, "Hostname=\"node7\"} 3072\n")) << "MiB";
     EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\""));
     EXPECT_FALSE(has(text, "DCGM_FI_DEV_FB_USED{gpu=\"1\"")) << "AMD is not DCGM's";
-    // dcgm-exporter's energy counter: millijoules, its own name without _total.
-    EXPECT_TRUE(has(text, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n")) << text;
+    // dcgm-exporter's energy counter: millijoules, its own name without _total, declared
+    // gauge so both formats are valid and Prometheus stores a known type.
+    EXPECT_TRUE(has(text, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION gauge\n")) << text;
     EXPECT_TRUE(has(text, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\","));
     EXPECT_TRUE(has(text, "Hostname=\"node7\"} 123456789\n")) << "mJ";
     EXPECT_FALSE(has(text, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total"));
-    // OpenMetrics requires _total on counters, so the foreign name is declared unknown.
     const std::string open =
         render(snapshot, MetricsOptions{.dcgm_names = true, .openmetrics = true});
-    EXPECT_TRUE(has(open, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown\n")) << open;
+    EXPECT_TRUE(has(open, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION gauge\n")) << open;
+    EXPECT_FALSE(has(open, " unknown\n")) << open;
     EXPECT_TRUE(has(open, "# TYPE gpukill_gpu_energy_joules counter\n"));
     EXPECT_TRUE(has(open, "gpukill_gpu_energy_joules_total{gpu=\"0\""));
     // gpukill's own families cover every vendor; the AMD GPU's device is its DRM card.
@@ -121,16 +122,17 @@ TEST(AgentMetrics, ProcessSeriesAreTheTopNPerGpuAndTheRestIsAggregated) {
     const std::string text = render(snapshot, MetricsOptions{.top_processes = 2});
     EXPECT_TRUE(has(text,
                     "gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"GPU-0\",pid=\"104\","
-                    "user=\"alice\",name=\"w104\",container=\"\",pod=\"\",namespace=\"\"} "
-                    "5242880\n"))
+                    "user=\"alice\",name=\"w104\",container=\"\",pod=\"\",namespace=\"\","
+                    "Hostname=\"h\"} 5242880\n"))
         << text;
     EXPECT_TRUE(has(text, "pid=\"103\""));
     EXPECT_FALSE(has(text, "pid=\"102\"")) << "beyond the top 2";
     // 1 + 2 + 3 MiB in three processes.
     EXPECT_TRUE(has(text,
-                    "gpukill_gpu_other_processes_memory_bytes{gpu=\"0\",UUID=\"GPU-0\"} "
-                    "6291456\n"));
-    EXPECT_TRUE(has(text, "gpukill_gpu_other_processes{gpu=\"0\",UUID=\"GPU-0\"} 3\n"));
+                    "gpukill_gpu_other_processes_memory_bytes{gpu=\"0\",UUID=\"GPU-0\","
+                    "Hostname=\"h\"} 6291456\n"));
+    EXPECT_TRUE(
+        has(text, "gpukill_gpu_other_processes{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"h\"} 3\n"));
     EXPECT_TRUE(has(text, "gpukill_gpu_processes{gpu=\"0\""));
 }
 
@@ -176,26 +178,133 @@ TEST(AgentMetrics, FileOnlyOrphanedAndSoftLockedGpusAreCounted) {
 
 TEST(AgentMetrics, CountersEndInTotalAndOpenMetricsDeclaresThemWithout) {
     Snapshot snapshot;
+    snapshot.host = "n1";
     AgentCounters counters;
     counters.samples = 3;
     counters.processes_ended["agent"] = 2;
     counters.reclaimed_bytes["agent"] = 4096;
     counters.guard_actions[{"terminate", "terminated"}] = 1;
     const std::string text = render(snapshot, {}, &counters);
-    EXPECT_TRUE(
-        has(text, "# TYPE gpukill_agent_samples_total counter\ngpukill_agent_samples_total 3\n"))
+    EXPECT_TRUE(has(text,
+                    "# TYPE gpukill_agent_samples_total counter\n"
+                    "gpukill_agent_samples_total{Hostname=\"n1\"} 3\n"))
         << text;
-    EXPECT_TRUE(has(text, "gpukill_processes_ended_total{interface=\"agent\"} 2\n"));
-    EXPECT_TRUE(has(text, "gpukill_reclaimed_bytes_total{interface=\"agent\"} 4096\n"));
     EXPECT_TRUE(
-        has(text, "gpukill_guard_actions_total{verdict=\"terminate\",outcome=\"terminated\"} 1\n"));
-    EXPECT_TRUE(has(text, "gpukill_agent_info{version=\"1.2.3\"} 1\n"));
+        has(text, "gpukill_processes_ended_total{interface=\"agent\",Hostname=\"n1\"} 2\n"));
+    EXPECT_TRUE(
+        has(text, "gpukill_reclaimed_bytes_total{interface=\"agent\",Hostname=\"n1\"} 4096\n"));
+    EXPECT_TRUE(has(text,
+                    "gpukill_guard_actions_total{verdict=\"terminate\",outcome=\"terminated\","
+                    "Hostname=\"n1\"} 1\n"));
+    EXPECT_TRUE(has(text, "gpukill_agent_info{version=\"1.2.3\",Hostname=\"n1\"} 1\n"));
     EXPECT_FALSE(has(text, "# EOF"));
 
     const std::string om = render(snapshot, MetricsOptions{.openmetrics = true}, &counters);
-    EXPECT_TRUE(has(om, "# TYPE gpukill_agent_samples counter\ngpukill_agent_samples_total 3\n"))
+    EXPECT_TRUE(has(om,
+                    "# TYPE gpukill_agent_samples counter\n"
+                    "gpukill_agent_samples_total{Hostname=\"n1\"} 3\n"))
         << om;
     EXPECT_TRUE(om.ends_with("# EOF\n"));
+}
+
+// Every sample line of `text` (not HELP, TYPE or EOF).
+std::vector<std::string> sample_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t end = text.find('\n', at);
+        const std::string line = text.substr(at, end - at);
+        if (!line.empty() && line[0] != '#') lines.push_back(line);
+        at = end == std::string::npos ? text.size() : end + 1;
+    }
+    return lines;
+}
+
+TEST(AgentMetrics, EverySeriesOfEveryFamilyNamesTheHost) {
+    // The shipped alerts say "on {{ $labels.Hostname }}" of gpukill_rogue_findings and
+    // the guard's counters too, and the dashboard filters every panel by Hostname.
+    Snapshot snapshot;
+    snapshot.host = "gpu-node-3";
+    snapshot.gpus.push_back(nvidia_gpu(0, 1ULL << 30));
+    snapshot.processes.push_back(holder(42, "trainer", 0, 1ULL << 30));
+    AgentCounters counters;
+    counters.samples = 1;
+    counters.guard_decisions["warn"] = 1;
+    counters.http_requests[200] = 3;
+    MetricsInputs inputs;
+    inputs.snapshot = &snapshot;
+    inputs.counters = &counters;
+    inputs.rogue = RogueCounts{.scanned = true, .findings_by_risk = {{"high", 1}}};
+    inputs.holder_tracking = false;
+    for (const bool lower : {false, true}) {
+        const std::string text =
+            render_metrics(inputs, MetricsOptions{.dcgm_names = true, .lowercase_hostname = lower});
+        const std::string label = lower ? "hostname=\"gpu-node-3\"" : "Hostname=\"gpu-node-3\"";
+        const auto lines = sample_lines(text);
+        ASSERT_GT(lines.size(), 30U);
+        for (const std::string& line : lines) EXPECT_TRUE(has(line, label)) << line;
+        EXPECT_TRUE(has(text, "gpukill_rogue_findings{risk=\"high\"," + label + "} 1\n"));
+        EXPECT_TRUE(has(text, "gpukill_agent_holder_tracking{" + label + "} 0\n")) << text;
+    }
+}
+
+TEST(AgentMetrics, DcgmExporterDefaultCountersThatNvmlGives) {
+    Snapshot snapshot;
+    snapshot.host = "node7";
+    Gpu gpu = nvidia_gpu(0, 3ULL << 30);
+    GpuReading& r = gpu.reading;
+    r.driver_version = "550.54.15";
+    r.memory_free_bytes = (80ULL << 30) - (3ULL << 30) - (512ULL << 20);
+    r.memory_reserved_bytes = 512ULL << 20;
+    r.memory_utilization_percent = 21;
+    r.sm_clock_mhz = 1410;
+    r.memory_clock_mhz = 1593;
+    r.memory_temperature_celsius = 45;
+    r.pcie_replay_count = 2;
+    r.encoder_utilization_percent = 3;
+    r.decoder_utilization_percent = 4;
+    r.remapped_rows_correctable = 5;
+    r.remapped_rows_uncorrectable = 1;
+    r.row_remap_failed = false;
+    r.nvlink_data_kib = 123456;
+    snapshot.gpus.push_back(gpu);
+    const std::string text = render(snapshot, MetricsOptions{.dcgm_names = true});
+    const std::string labels =
+        "{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:3B:00.0\",device=\"nvidia0\","
+        "modelName=\"NVIDIA A100-SXM4-80GB\",DCGM_FI_DRIVER_VERSION=\"550.54.15\","
+        "Hostname=\"node7\"} ";
+    struct Expected {
+        const char* family;
+        const char* value;
+    };
+    for (const Expected& e : std::vector<Expected>{
+             {"DCGM_FI_DEV_FB_FREE", "78336"},  // MiB: 80 GiB less 3 GiB used, 512 MiB reserved
+             {"DCGM_FI_DEV_FB_USED", "3072"},
+             {"DCGM_FI_DEV_FB_RESERVED", "512"},
+             {"DCGM_FI_DEV_GPU_UTIL", "42"},
+             {"DCGM_FI_DEV_MEM_COPY_UTIL", "21"},
+             {"DCGM_FI_DEV_SM_CLOCK", "1410"},
+             {"DCGM_FI_DEV_MEM_CLOCK", "1593"},
+             {"DCGM_FI_DEV_GPU_TEMP", "61"},
+             {"DCGM_FI_DEV_MEMORY_TEMP", "45"},
+             {"DCGM_FI_DEV_POWER_USAGE", "250.5"},
+             {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "123456789"},
+             {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "2"},
+             {"DCGM_FI_DEV_ENC_UTIL", "3"},
+             {"DCGM_FI_DEV_DEC_UTIL", "4"},
+             {"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "123456"},
+             {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "5"},
+             {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "1"},
+             {"DCGM_FI_DEV_ROW_REMAP_FAILURE", "0"}}) {
+        EXPECT_TRUE(has(text, std::string(e.family) + labels + e.value + "\n")) << e.family;
+        // promtool's rule: only counters end in _total, and these are all gauges.
+        EXPECT_TRUE(has(text, std::string("# TYPE ") + e.family + " gauge\n")) << e.family;
+    }
+    // A value the GPU does not report gives no sample, as dcgm-exporter skips a blank.
+    r.nvlink_data_kib.reset();
+    snapshot.gpus[0] = gpu;
+    EXPECT_FALSE(has(render(snapshot, MetricsOptions{.dcgm_names = true}),
+                     "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{"));
 }
 
 TEST(AgentMetrics, AcceptHeaderAndPciSpelling) {

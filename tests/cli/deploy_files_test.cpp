@@ -91,11 +91,43 @@ TEST(DeployKubernetes, TheDaemonSetSeesTheHostsProcessesAndDevices) {
     EXPECT_TRUE(container["resources"]["requests"]["memory"]);
     const auto added =
         container["securityContext"]["capabilities"]["add"].as<std::vector<std::string>>();
-    for (const char* capability : {"KILL", "SYS_PTRACE"}) {
+    // NET_ADMIN and hostNetwork: the process connector, half of the holder tracker, needs
+    // the capability and answers only in the host's network namespace
+    // (tests/integration/agent_deployment_test.cpp runs the agent with these).
+    for (const char* capability : {"KILL", "SYS_PTRACE", "SYS_ADMIN", "NET_ADMIN"}) {
         EXPECT_NE(std::find(added.begin(), added.end(), capability), added.end()) << capability;
     }
+    EXPECT_TRUE(spec["hostNetwork"].as<bool>());
     EXPECT_FALSE(container["securityContext"]["privileged"] &&
                  container["securityContext"]["privileged"].as<bool>());
+}
+
+TEST(DeployKubernetes, TheNamespaceAdmitsThePodAndTheMonitorIsFoundBySecretsItNames) {
+    // hostPID, hostNetwork, hostPath and capabilities: Pod Security's privileged level.
+    const YAML::Node labels = document_of_kind("Namespace")["metadata"]["labels"];
+    EXPECT_EQ(labels["pod-security.kubernetes.io/enforce"].as<std::string>(), "privileged");
+    const YAML::Node daemonset = document_of_kind("DaemonSet");
+    EXPECT_EQ(daemonset["metadata"]["namespace"].as<std::string>(),
+              document_of_kind("Namespace")["metadata"]["name"].as<std::string>());
+    // kube-prometheus-stack selects ServiceMonitors by its release label.
+    const YAML::Node monitor = document_of_kind("ServiceMonitor");
+    EXPECT_TRUE(monitor["metadata"]["labels"]["release"]);
+    // The Secrets it reads are the ones docs/DEPLOY.md says how to make, with those keys.
+    const std::string guide = [] {
+        std::ifstream in(std::string(GPUKILL_DEPLOY_DIR) + "/../docs/DEPLOY.md");
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }();
+    const YAML::Node endpoint = monitor["spec"]["endpoints"][0];
+    const YAML::Node token = endpoint["authorization"]["credentials"];
+    const YAML::Node ca = endpoint["tlsConfig"]["ca"]["secret"];
+    for (const YAML::Node& secret : {token, ca}) {
+        const std::string name = secret["name"].as<std::string>();
+        const std::string key = secret["key"].as<std::string>();
+        EXPECT_NE(guide.find("create secret generic " + name), std::string::npos) << name;
+        EXPECT_NE(guide.find(key + "="), std::string::npos) << name << " " << key;
+    }
 }
 
 TEST(DeployKubernetes, TheServiceAndServiceMonitorReachTheAgentsPort) {
@@ -153,8 +185,10 @@ TEST(DeploySystemd, TheUnitStartsTheAgentWithOptionsItHas) {
     words.erase(words.begin());
     EXPECT_EQ(words[0], "agent");
     EXPECT_EQ(gpukill_arguments_problem(words), "");
-    for (const char* capability : {"CAP_KILL", "CAP_SYS_PTRACE"}) {
+    for (const char* capability :
+         {"CAP_KILL", "CAP_SYS_PTRACE", "CAP_SYS_ADMIN", "CAP_NET_ADMIN"}) {
         EXPECT_NE(service["CapabilityBoundingSet"].find(capability), std::string::npos);
+        EXPECT_NE(service["AmbientCapabilities"].find(capability), std::string::npos);
     }
     EXPECT_EQ(service["ProtectSystem"], "strict");
     EXPECT_EQ(service["StateDirectory"], "gpukill");

@@ -65,5 +65,17 @@ TEST(Doctor, UnreadableProcessesAreAWarningThatSaysToRunAsRoot) {
     EXPECT_NE(check.advice->find("root"), std::string::npos);
 }
 
+TEST(Doctor, SaysWhyHoldersAreNotTrackedFromKernelEvents) {
+    DoctorFacts facts = healthy();
+    EXPECT_EQ(find(diagnose(facts), "holder tracking").level, CheckLevel::ok);
+    facts.holder_tracking_unavailable =
+        "process connector: Operation not permitted (needs CAP_NET_ADMIN)";
+    const DoctorCheck check = find(diagnose(facts), "holder tracking");
+    EXPECT_EQ(check.level, CheckLevel::info);  // slower, never blind
+    EXPECT_NE(check.detail.find("needs CAP_NET_ADMIN"), std::string::npos) << check.detail;
+    ASSERT_TRUE(check.advice);
+    EXPECT_NE(check.advice->find("CAP_NET_ADMIN"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpukill::cli

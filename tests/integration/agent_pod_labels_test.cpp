@@ -51,7 +51,8 @@ TEST(AgentPodLabels, AHolderInAPodIsLabelledWithItsPodAndNamespace) {
                                listed["gpus"][0]["uuid"].get<std::string>() + "\",pid=\"" +
                                std::to_string(trainer.pid()) + "\",user=\"" + current_user_name() +
                                "\",name=\"trainer\",container=\"" + kContainerId + "\",pod=\"" +
-                               kPodUid + "\",namespace=\"vision-train\"} 1073741824\n";
+                               kPodUid + "\",namespace=\"vision-train\"," + hostname_label() +
+                               "} 1073741824\n";
     std::string metrics;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (std::chrono::steady_clock::now() < deadline) {

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -30,6 +31,13 @@ inline std::string write_token_file(const std::string& dir, mode_t mode = 0600) 
                         << "\nviewer read " << kViewerSecret << "\n";
     ::chmod(path.c_str(), mode);
     return path;
+}
+
+// The label every series of the agent's /metrics ends with: this host's name.
+inline std::string hostname_label() {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    return std::string("Hostname=\"") + name + "\"";
 }
 
 inline httplib::Headers bearer(const char* secret) {

@@ -115,14 +115,16 @@ TEST(Agent, TokensAndScopesGuardTheApiAndAKillThroughItEndsTheWorkload) {
     std::string metrics;
     for (int i = 0; i < 100; ++i) {
         metrics = client.Get("/metrics")->body;
-        if (metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1") !=
-            std::string::npos)
+        if (metrics.find("gpukill_processes_ended_total{interface=\"agent\"," + hostname_label() +
+                         "} 1") != std::string::npos)
             break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polled, bounded
     }
-    EXPECT_NE(metrics.find("gpukill_processes_ended_total{interface=\"agent\"} 1"),
+    EXPECT_NE(metrics.find("gpukill_processes_ended_total{interface=\"agent\"," + hostname_label() +
+                           "} 1"),
               std::string::npos);
-    EXPECT_NE(metrics.find("gpukill_reclaimed_bytes_total{interface=\"agent\"} 1073741824"),
+    EXPECT_NE(metrics.find("gpukill_reclaimed_bytes_total{interface=\"agent\"," + hostname_label() +
+                           "} 1073741824"),
               std::string::npos)
         << metrics;
 

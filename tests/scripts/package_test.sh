@@ -6,9 +6,14 @@
 # there and render, its declared dependencies name the shared libraries, and its bash
 # completion completes commands, options, GPU indices and holder PIDs (compgen, as bash
 # does on Tab).
+# The package is stripped (debug information in its dbgsym package), ships deploy/
+# under /usr/share/gpukill and the systemd unit where systemd looks, the user docs, a
+# Description without stray lines, and the dependencies the README lists; the
+# Containerfile installs exactly this package.
 # Usage: package_test.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "$1" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -30,6 +35,25 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0 libcpp-httplib0.11 libsystemd0; do
   [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
 done
+# The README's list is the control file's, name for name.
+# (A sanitizer build also depends on its runtimes, libasan8 and libubsan1: not listed.)
+declared=$(tr ',|' '\n\n' <<<"$depends" | sed -E 's/\(.*\)//; s/^ +//; s/ +$//' | grep . |
+  grep -vE '^lib(asan|ubsan|tsan|lsan)[0-9]+$' | sort -u)
+listed=$(grep -m1 '^Runtime dependencies' "$repo/README.md" | grep -o '`[^`]*`' | tr -d '`' | sort -u)
+[[ "$declared" == "$listed" ]] ||
+  fail "README's runtime dependencies differ from the package's Depends: $(diff <(echo "$listed") <(echo "$declared") | grep '^[<>]' | tr '\n' ' ')"
+description=$(dpkg-deb -f "$deb" Description)
+grep -qE '^ *;|;$' <<<"$description" && fail "stray ';' in the Description: $description"
+[[ "$description" == *"finds miners."* && "$description" == *"/usr/share/gpukill"* ]] ||
+  fail "Description: $description"
+# Stripped, the debug information split into the dbgsym package by build id.
+ddeb="$scratch/out/gpukill-dbgsym_${version}_amd64.ddeb"
+[[ -f "$ddeb" ]] || fail "no $(basename "$ddeb"): $(ls "$scratch/out")"
+debug_files=$(dpkg-deb -c "$ddeb" 2>/dev/null)  # read whole: grep -q would cut the pipe
+grep -qE '/usr/lib/debug/\.build-id/.+\.debug$' <<<"$debug_files" ||
+  fail "the dbgsym package holds no .debug files"
+echo "sizes: $(basename "$deb") $(stat -c %s "$deb") bytes, installed $(dpkg-deb -f "$deb" Installed-Size) KiB;" \
+  "$(basename "$ddeb") $(stat -c %s "$ddeb") bytes"
 
 root="$scratch/root"
 dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
@@ -52,6 +76,46 @@ for page in gpukill gpukill-list gpukill-kill gpukill-reset gpukill-audit gpukil
   [[ "$rendered" == *NAME* ]] || fail "man $page does not render"
 done
 [[ -f "$root/usr/share/doc/gpukill/examples/guard.yaml" ]] || fail "no example guard.yaml"
+for program in "$gpukill" "$interfaces"; do
+  readelf -S --wide "$program" | grep -q '\.debug_info' && fail "$program carries debug information"
+done
+for doc in README.md AGENT.md API.md AUDIT.md DEPLOY.md FLEET.md GUARD.md HARDWARE.md JSON.md \
+           MCP.md METRICS.md PATTERNS.md ROGUE.md TOP.md; do
+  [[ -f "$root/usr/share/doc/gpukill/$doc" ]] || fail "no /usr/share/doc/gpukill/$doc"
+done
+# deploy/ as shipped, under /usr/share/gpukill; the unit also where systemd looks.
+for file in kubernetes/gpukill-agent.yaml container/Containerfile \
+            node-problem-detector/gpukill-check.json prometheus/gpukill-alerts.yaml \
+            grafana/gpukill-dashboard.json systemd/gpukill-agent.service \
+            slurm/gpukill-epilog.sh slurm/gpukill-prolog.sh; do
+  cmp -s "$repo/deploy/$file" "$root/usr/share/gpukill/$file" || fail "/usr/share/gpukill/$file"
+done
+for script in "$root"/usr/share/gpukill/slurm/*.sh; do
+  [[ -x "$script" ]] || fail "$script is not executable"
+done
+unit="$root/usr/lib/systemd/system/gpukill-agent.service"
+cmp -s "$repo/deploy/systemd/gpukill-agent.service" "$unit" || fail "no $unit"
+if command -v systemd-analyze >/dev/null; then
+  systemd-analyze --system unit-paths | grep -qx /usr/lib/systemd/system ||
+    fail "systemd does not look in /usr/lib/systemd/system"
+fi
+# The Containerfile copies and installs this package, and runs its gpukill; the
+# DaemonSet names the image by the package's version.
+containerfile="$repo/deploy/container/Containerfile"
+pattern=$(sed -nE 's/^COPY ([^ ]+) .*/\1/p' "$containerfile")
+# shellcheck disable=SC2053  # the pattern is meant to match
+[[ -n "$pattern" && $(basename "$deb") == $pattern ]] || fail "Containerfile COPY $pattern"
+grep -qE '^FROM .*debian:bookworm' "$containerfile" || fail "the image is not Debian 12"
+grep -F "/tmp/$pattern" "$containerfile" | grep -q 'apt-get install' ||
+  fail "the image does not install it"
+grep -qx 'ENTRYPOINT \["/usr/bin/gpukill"\]' "$containerfile" || fail "ENTRYPOINT"
+grep -q "image: gpukill:$version" "$repo/deploy/kubernetes/gpukill-agent.yaml" ||
+  fail "the DaemonSet's image is not gpukill:$version"
+if command -v apt-get >/dev/null && ((EUID == 0)); then
+  # As the image's `apt-get install` resolves it (simulated: nothing changes here).
+  simulated=$(apt-get install --simulate --no-install-recommends "$deb" 2>&1) ||
+    fail "apt-get cannot install the package: $simulated"
+fi
 completion="$root/usr/share/bash-completion/completions/gpukill"
 [[ -f "$completion" ]] || fail "no bash completion"
 [[ -f "$root/usr/share/zsh/vendor-completions/_gpukill" ]] || fail "no zsh completion"

@@ -35,12 +35,14 @@ std::uint64_t resident_kib(pid_t pid) {
     return 0;
 }
 
-// One family's value in an exposition, 0 when it is absent.
+// One family's value in an exposition (its one series, labelled with the host's name), 0
+// when it is absent.
 std::uint64_t metric_value(const std::string& body, const std::string& family) {
-    const std::string key = "\n" + family + " ";
-    const std::size_t at = body.find(key);
+    const std::size_t at = body.find("\n" + family + "{");
     if (at == std::string::npos) return 0;
-    return std::stoull(body.substr(at + key.size()));
+    const std::size_t value = body.find("} ", at);
+    if (value == std::string::npos) return 0;
+    return std::stoull(body.substr(value + 2));
 }
 
 // The samples taken and the heap held, from one scrape (one cycle's rendering).

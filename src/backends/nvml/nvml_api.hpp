@@ -41,6 +41,25 @@ inline constexpr int NVML_MEMORY_ERROR_TYPE_CORRECTED = 0;
 inline constexpr int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
 inline constexpr int NVML_VOLATILE_ECC = 0;
 
+// nvmlClockType_t: the clocks nvmlDeviceGetClockInfo reports, in MHz.
+inline constexpr int NVML_CLOCK_SM = 1;
+inline constexpr int NVML_CLOCK_MEM = 2;
+
+// nvmlDeviceGetFieldValues' field ids (nvml.h's NVML_FI_*), and the scope that sums the
+// NVLink throughput counters over every link.
+inline constexpr unsigned NVML_FI_DEV_MEMORY_TEMP = 82;
+inline constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;  // KiB
+inline constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;  // KiB
+inline constexpr unsigned NVML_SCOPE_ALL_LINKS = 0xFFFFFFFFU;
+
+// nvmlValueType_t: which member of nvmlValue_t a field value fills.
+inline constexpr int NVML_VALUE_TYPE_DOUBLE = 0;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_LONG = 2;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+inline constexpr int NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4;
+inline constexpr int NVML_VALUE_TYPE_SIGNED_INT = 5;
+
 // NVLink: links are numbered 0..NVML_NVLINK_MAX_LINKS-1 (18 since Hopper; older parts
 // have fewer and answer INVALID_ARGUMENT beyond their last link).
 inline constexpr unsigned NVML_NVLINK_MAX_LINKS = 18;
@@ -76,6 +95,25 @@ struct nvmlPciInfo_t {
     char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
 };
 
+union nvmlValue_t {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    int siVal;
+};
+
+struct nvmlFieldValue_t {
+    unsigned int fieldId;
+    unsigned int scopeId;  // "unused" before the NVLink throughput fields; 0 there
+    long long timestamp;
+    long long latencyUsec;
+    int valueType;  // nvmlValueType_t
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+};
+
 // Used by the plain (unversioned) process-list calls.
 struct nvmlProcessInfo_v1_t {
     unsigned int pid;
@@ -97,6 +135,8 @@ static_assert(sizeof(nvmlProcessInfo_v1_t) == 16);
 static_assert(sizeof(nvmlProcessInfo_v2_t) == 24);
 static_assert(sizeof(nvmlMemory_v2_t) == 40);
 static_assert(sizeof(nvmlPciInfo_t) == 68);
+static_assert(sizeof(nvmlFieldValue_t) == 40);
+static_assert(offsetof(nvmlFieldValue_t, value) == 32);
 
 // NVML_STRUCT_VERSION(Memory, 2)
 inline constexpr unsigned int nvmlMemory_v2 =

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/nvml/nvml_process_list.hpp"
+#include "backends/nvml/nvml_telemetry.hpp"
 #include "backends/nvml/nvml_topology.hpp"
 #include "model/pci_bus_id.hpp"
 
@@ -192,6 +193,8 @@ GpuReading NvmlBackend::read_one(unsigned index) {
         if (f.device_get_memory_info_v2(device, &memory) == NVML_SUCCESS) {
             gpu.memory_total_bytes = memory.total;
             gpu.memory_used_bytes = memory.used;
+            gpu.memory_free_bytes = memory.free;
+            gpu.memory_reserved_bytes = memory.reserved;
             have_memory = true;
         }
     }
@@ -200,6 +203,7 @@ GpuReading NvmlBackend::read_one(unsigned index) {
         if ((rc = f.device_get_memory_info(device, &memory)) == NVML_SUCCESS) {
             gpu.memory_total_bytes = memory.total;
             gpu.memory_used_bytes = memory.used;
+            gpu.memory_free_bytes = memory.free;
         } else {
             note("memory", rc);
         }
@@ -272,6 +276,8 @@ GpuReading NvmlBackend::read_one(unsigned index) {
     } else if (peers.error().errno_value != NVML_ERROR_FUNCTION_NOT_FOUND) {
         note("nvlink", peers.error().errno_value);
     }
+    const bool has_nvlink = gpu.nvlink_peer_bus_ids && !gpu.nvlink_peer_bus_ids->empty();
+    if (!gpu.lost) read_telemetry(*library_, device, has_nvlink, gpu);
 
     std::vector<DriverProcess> processes;
     bool processes_known = true;

@@ -101,6 +101,12 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::open(const std::string& path) 
     // _v2 fills the whole nvmlPciInfo_t, busId included; the plain one only the legacy part.
     bind(handle, f.device_get_nvlink_remote_pci_info,
          {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"});
+    bind(handle, f.device_get_clock_info, {"nvmlDeviceGetClockInfo"});
+    bind(handle, f.device_get_field_values, {"nvmlDeviceGetFieldValues"});
+    bind(handle, f.device_get_pcie_replay_counter, {"nvmlDeviceGetPcieReplayCounter"});
+    bind(handle, f.device_get_encoder_utilization, {"nvmlDeviceGetEncoderUtilization"});
+    bind(handle, f.device_get_decoder_utilization, {"nvmlDeviceGetDecoderUtilization"});
+    bind(handle, f.device_get_remapped_rows, {"nvmlDeviceGetRemappedRows"});
     f.compute_processes = bind_process_list(handle, "nvmlDeviceGetComputeRunningProcesses");
     f.graphics_processes = bind_process_list(handle, "nvmlDeviceGetGraphicsRunningProcesses");
     f.mps_processes = bind_process_list(handle, "nvmlDeviceGetMPSComputeRunningProcesses");

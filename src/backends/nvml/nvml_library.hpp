@@ -52,6 +52,16 @@ struct NvmlFunctions {
     nvmlReturn_t (*device_get_nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
     nvmlReturn_t (*device_get_nvlink_remote_pci_info)(nvmlDevice_t, unsigned int,
                                                       nvmlPciInfo_t*) = nullptr;
+    // dcgm-exporter's default counters (nvml_telemetry.hpp).
+    nvmlReturn_t (*device_get_clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_field_values)(nvmlDevice_t, int, nvmlFieldValue_t*) = nullptr;
+    nvmlReturn_t (*device_get_pcie_replay_counter)(nvmlDevice_t, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_encoder_utilization)(nvmlDevice_t, unsigned int*,
+                                                   unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_decoder_utilization)(nvmlDevice_t, unsigned int*,
+                                                   unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_remapped_rows)(nvmlDevice_t, unsigned int*, unsigned int*,
+                                             unsigned int*, unsigned int*) = nullptr;
     ProcessListFn compute_processes;
     ProcessListFn graphics_processes;
     ProcessListFn mps_processes;
