@@ -161,6 +161,7 @@ Gpu read_gpu(const json& doc, Fields& fields) {
     r.lost = fields.required<bool>(doc, "lost");
     if (fields.required<bool>(doc, "process_list_available")) r.processes.emplace();
     gpu.process_count = fields.required<unsigned>(doc, "process_count");
+    gpu.observer_count = fields.optional<unsigned>(doc, "observer_count").value_or(0);
     r.problems = fields.required<std::vector<std::string>>(doc, "problems");
     return gpu;
 }
@@ -202,6 +203,14 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
         if (inner.error()) fields.bad("slurm_job");
     }
     process.orphaned = fields.required<bool>(doc, "orphaned");
+    // Absent in documents from before roles: every holder was counted as a workload.
+    if (auto role = fields.optional<std::string>(doc, "role")) {
+        if (*role == "observer") {
+            process.role = ProcessRole::observer;
+        } else if (*role != "workload") {
+            fields.bad("role");
+        }
+    }
     for (const json& use_doc : fields.array(doc, "gpus")) {
         ProcessGpuUse use;
         use.gpu_index = fields.required<unsigned>(use_doc, "index");

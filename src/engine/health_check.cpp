@@ -40,7 +40,7 @@ void judge_gpus(const Snapshot& snapshot, const CheckRequest& request, CheckOutc
 
 void judge_holders(const Snapshot& snapshot, const CheckRequest& request, CheckOutcome& outcome) {
     for (const SnapshotProcess& process : snapshot.processes) {
-        if (process.gpus.empty()) continue;
+        if (process.gpus.empty() || process.observer()) continue;
         const pid_t pid = process.info.pid;
         const std::string name = printable(process.info.comm);
         if (request.orphans && process.orphaned) {

@@ -57,6 +57,7 @@ json gpu_json(const Gpu& gpu) {
         {"lost", r.lost},
         {"process_list_available", r.processes.has_value()},
         {"process_count", gpu.process_count},
+        {"observer_count", gpu.observer_count},
         {"problems", r.problems},
     };
 }
@@ -116,6 +117,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         {"container", container_json(info.container)},
         {"slurm_job", slurm_job_json(info.slurm_job)},
         {"orphaned", process.orphaned},
+        {"role", to_string(process.role)},
         {"info_complete", known},
         {"gpus", gpus},
         {"device_files", device_files},
