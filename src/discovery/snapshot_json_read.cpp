@@ -297,6 +297,7 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
         snapshot.process_scan_failed = fields.required<bool>(*visibility, "process_scan_failed");
         snapshot.processes_fdinfo_denied =
             fields.optional<std::size_t>(*visibility, "processes_fdinfo_denied").value_or(0);
+        snapshot.host_pid_namespace = fields.optional<bool>(*visibility, "host_pid_namespace");
     } else {
         fields.bad("visibility");
     }
@@ -306,6 +307,9 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
         snapshot.processes.push_back(read_process(process, fields, snapshot));
     }
     snapshot.warnings = fields.required<std::vector<std::string>>(doc, "warnings");
+    snapshot.unmatched_device_files =
+        fields.optional<std::vector<std::string>>(doc, "unmatched_device_files")
+            .value_or(std::vector<std::string>{});
     if (auto error = fields.error()) return fail("not a `gpukill list --json` document: " + *error);
     // The drivers' lists, as far as the document shows them: every process the driver saw.
     for (Gpu& gpu : snapshot.gpus) {

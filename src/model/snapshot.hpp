@@ -111,7 +111,15 @@ struct Snapshot {
     // DRM holders listed, but whose fdinfo (the driver's per-client usage) was not
     // readable: their memory and utilisation are unknown.
     std::size_t processes_fdinfo_denied = 0;
-    bool process_scan_failed = false;   // procfs itself could not be listed
+    bool process_scan_failed = false;  // procfs itself could not be listed
+    // Whether the procfs read is the host's initial PID namespace (host/proc_reader.hpp):
+    // false in a pod without hostPID or a container, where other namespaces' GPU users are
+    // invisible and the driver lists none of them. Unknown when not looked at.
+    std::optional<bool> host_pid_namespace;
+    // GPU device files under the device root that no GPU here accounts for: /dev/nvidia0
+    // with no NVIDIA GPU listed (the NVIDIA management library did not load). GPUs gpukill
+    // cannot see.
+    std::vector<std::string> unmatched_device_files;
     std::vector<std::string> warnings;  // one line each
 };
 

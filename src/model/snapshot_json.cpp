@@ -168,8 +168,11 @@ nlohmann::ordered_json to_json(const Snapshot& snapshot) {
               {"processes_unreadable", snapshot.processes_unreadable},
               {"processes_fdinfo_denied", snapshot.processes_fdinfo_denied},
               {"process_scan_failed", snapshot.process_scan_failed},
+              {"host_pid_namespace", or_null(snapshot.host_pid_namespace)},
               {"complete", snapshot.processes_denied == 0 && snapshot.processes_unreadable == 0 &&
-                               !snapshot.process_scan_failed}}},
+                               !snapshot.process_scan_failed &&
+                               snapshot.host_pid_namespace.value_or(true)}}},
+        {"unmatched_device_files", snapshot.unmatched_device_files},
         {"gpus", gpus},
         {"processes", processes},
         {"warnings", snapshot.warnings},
