@@ -35,6 +35,13 @@ struct RunOptions {
     std::vector<std::string> passthrough;  // extra arguments: only shown in the command line
 };
 
+struct ObserveOptions {
+    std::filesystem::path root;
+    std::vector<unsigned> gpus;  // --gpu N (repeatable); none: every GPU
+    std::optional<std::string> name;
+    bool background = false;
+};
+
 struct LeakOptions {
     std::filesystem::path root;
     unsigned gpu = 0;
@@ -56,6 +63,8 @@ int cmd_init(const InitOptions& options);
 int cmd_env(const std::filesystem::path& root);
 // `argv` is the process's own, needed to re-execute it under --name.
 int cmd_run(const RunOptions& options, char** argv);
+// `argv` as for cmd_run.
+int cmd_observe(const ObserveOptions& options, char** argv);
 int cmd_leak(const LeakOptions& options);
 int cmd_status(const StatusOptions& options);
 int cmd_reset(const ResetOptions& options);

@@ -62,8 +62,8 @@ Result<void> link_nvidia_smi(const Root& root) {
 
 Result<void> create_host(const Root& root, const SimConfig& config) {
     if (auto made = create_dirs(root.dev_dir()); !made) return made;
-    for (unsigned minor = 0; minor < config.gpus.size(); ++minor) {
-        if (auto made = create_file(root.device_node(minor), 0666); !made) return made;
+    for (const GpuSpec& gpu : config.gpus) {
+        if (auto made = create_file(root.device_node(gpu.minor), 0666); !made) return made;
     }
     if (auto made = create_file(root.control_node(), 0666); !made) return made;
     if (auto made = create_file(root.uvm_node(), 0666); !made) return made;

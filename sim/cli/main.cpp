@@ -61,6 +61,16 @@ int run(int argc, char** argv) {
         ->allow_extra_args(false);
     run_cmd->add_option("args", run.passthrough, "Extra arguments (after --): command line only");
 
+    ObserveOptions observe;
+    CLI::App* observe_cmd = app.add_subcommand(
+        "observe", "Hold the GPUs' device files as a monitoring client (NVML) does");
+    add_root(observe_cmd, observe.root);
+    observe_cmd->add_option("--gpu", observe.gpus, "Only this GPU's node (repeatable)")
+        ->allow_extra_args(false);
+    observe_cmd->add_option("--name", observe.name, "Process name (comm and argv[0])");
+    observe_cmd->add_flag("--background", observe.background,
+                          "Detach once ready; print the ready line");
+
     LeakOptions leak;
     CLI::App* leak_cmd = app.add_subcommand("leak", "Leak GPU memory with no process behind it");
     add_root(leak_cmd, leak.root);
@@ -93,6 +103,7 @@ int run(int argc, char** argv) {
         }
         return cmd_run(run, argv);
     }
+    if (observe_cmd->parsed()) return cmd_observe(observe, argv);
     if (leak_cmd->parsed()) return cmd_leak(leak);
     if (status_cmd->parsed()) return cmd_status(status);
     return cmd_reset(reset);

@@ -226,7 +226,7 @@ int reset(const Root& root, const SimConfig& config, const std::vector<unsigned>
         const bool allocations_held =
             std::any_of(usage->allocations.begin(), usage->allocations.end(),
                         [](const AllocationState& a) { return a.held; });
-        if (allocations_held || !device_clients(root.device_node(gpu)).empty()) {
+        if (allocations_held || !device_clients(root.device_node(config.gpus[gpu].minor)).empty()) {
             busy.emplace_back(config.gpus[gpu].pci_bus_id, "In use by another client");
         }
     }

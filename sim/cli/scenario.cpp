@@ -224,6 +224,11 @@ const FieldTable& gpu_fields() {
              if (!address) scenario_problem(v, "expected a PCI bus id such as 00000000:18:00.0");
              g.pci_bus_id = format_bus_id(*address);
          }},
+        {"minor",
+         [](const YAML::Node& v, GpuSpec& g) {
+             // 255 is /dev/nvidiactl's minor; the driver numbers GPUs below it.
+             g.minor = parse_unsigned(v, 254U);
+         }},
         {"pci_device_id",
          [](const YAML::Node& v, GpuSpec& g) { g.pci_device_id = parse_unsigned(v, 0xFFFFFFFFU); }},
         {"pci_subsystem_id",
@@ -344,8 +349,12 @@ void parse_driver(const YAML::Node& map, DriverSpec& driver) {
 void check_unique(const YAML::Node& gpus_node, const std::vector<GpuSpec>& gpus) {
     std::set<std::string> uuids;
     std::set<std::string> buses;
+    std::set<unsigned> minors;
     for (std::size_t i = 0; i < gpus.size(); ++i) {
         const YAML::Node at = i < gpus_node.size() ? gpus_node[i] : gpus_node;
+        if (!minors.insert(gpus[i].minor).second) {
+            scenario_problem(at, "duplicate minor " + std::to_string(gpus[i].minor));
+        }
         if (!uuids.insert(gpus[i].uuid).second)
             scenario_problem(at, "duplicate uuid " + gpus[i].uuid);
         if (!buses.insert(gpus[i].pci_bus_id).second) {

@@ -82,8 +82,8 @@ void stop_after_delay(const WorkloadSpec& spec, const StopSignals& signals, bool
 Result<std::function<std::string(const std::vector<pid_t>&)>> use_nvidia_gpu(
     const WorkloadSpec& spec, const SimConfig& config) {
     if (auto gpu = usable_gpu(config, spec.gpu); !gpu) return std::unexpected(gpu.error());
-    for (const auto& node :
-         {spec.root.control_node(), spec.root.uvm_node(), spec.root.device_node(spec.gpu)}) {
+    for (const auto& node : {spec.root.control_node(), spec.root.uvm_node(),
+                             spec.root.device_node(config.gpus[spec.gpu].minor)}) {
         if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
     }
     // The descriptor whose open file description carries the allocation's lock. It is never

@@ -21,9 +21,13 @@ std::array<nvmlDevice_st, kMaxGpus>& handles() {
 
 }  // namespace
 
-OpenDevices::OpenDevices(const Root& root, std::size_t count) {
-    for (unsigned minor = 0; minor < count; ++minor) {
-        const int fd = ::open(root.device_node(minor).c_str(), O_RDONLY | O_CLOEXEC);
+// The control node and every GPU node, and nothing else: NVML does not open
+// /dev/nvidia-uvm, which only the CUDA driver needs (docs/SIMULATOR.md, "Observers").
+OpenDevices::OpenDevices(const Root& root, const std::vector<GpuSpec>& gpus) {
+    std::vector<std::filesystem::path> nodes{root.control_node()};
+    for (const GpuSpec& gpu : gpus) nodes.push_back(root.device_node(gpu.minor));
+    for (const std::filesystem::path& node : nodes) {
+        const int fd = ::open(node.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd >= 0) fds_.push_back(fd);  // a missing node (a lost GPU) is not held
     }
 }
@@ -53,7 +57,7 @@ nvmlReturn_t DriverSession::init() {
         Root root = root_at(root_dir);
         auto config = load_config(root);
         if (!config) return NVML_ERROR_DRIVER_NOT_LOADED;
-        open_devices_.emplace(root, config->gpus.size());
+        open_devices_.emplace(root, config->gpus);
         driver_ = LoadedDriver{std::move(root), std::move(*config)};
         references_ = 1;
         return NVML_SUCCESS;

@@ -30,7 +30,7 @@ struct LoadedDriver {
 class OpenDevices {
   public:
     OpenDevices() = default;
-    OpenDevices(const Root& root, std::size_t count);
+    OpenDevices(const Root& root, const std::vector<GpuSpec>& gpus);
     ~OpenDevices();
     OpenDevices(const OpenDevices&) = delete;
     OpenDevices& operator=(const OpenDevices&) = delete;

@@ -97,7 +97,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t* pci) {
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int* minorNumber) {
     return DriverSession::instance().with_device(device, [&](const DeviceContext& context) {
         if (minorNumber == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-        *minorNumber = context.index;  // DIR/dev/nvidia<minor>
+        *minorNumber = context.gpu.minor;  // DIR/dev/nvidia<minor>
         return NVML_SUCCESS;
     });
 }

@@ -33,6 +33,7 @@ json gpu_to_json(const GpuSpec& gpu) {
         {"name", gpu.name},
         {"uuid", gpu.uuid},
         {"pci_bus_id", gpu.pci_bus_id},
+        {"minor", gpu.minor},
         {"pci_device_id", gpu.pci_device_id},
         {"pci_subsystem_id", gpu.pci_subsystem_id},
         {"memory_total_bytes", gpu.memory_total_bytes},
@@ -70,6 +71,7 @@ GpuSpec gpu_from_json(const json& in) {
     gpu.name = in.at("name").get<std::string>();
     gpu.uuid = in.at("uuid").get<std::string>();
     gpu.pci_bus_id = in.at("pci_bus_id").get<std::string>();
+    gpu.minor = in.at("minor").get<unsigned>();
     gpu.pci_device_id = in.at("pci_device_id").get<unsigned>();
     gpu.pci_subsystem_id = in.at("pci_subsystem_id").get<unsigned>();
     gpu.memory_total_bytes = in.at("memory_total_bytes").get<std::uint64_t>();

@@ -39,6 +39,9 @@ struct GpuSpec {
     std::string name;
     std::string uuid;
     std::string pci_bus_id;  // canonical "00000000:18:00.0"
+    // The device minor: DIR/dev/nvidia<minor>, nvmlDeviceGetMinorNumber. The driver numbers
+    // GPUs in probe order, NVML by PCI address, so the two can differ; default the index.
+    unsigned minor = 0;
     unsigned pci_device_id = 0;
     unsigned pci_subsystem_id = 0;
     std::uint64_t memory_total_bytes = 0;

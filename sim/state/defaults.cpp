@@ -47,6 +47,7 @@ GpuSpec default_gpu(unsigned index) {
     gpu.name = "NVIDIA H100 80GB HBM3";
     gpu.uuid = deterministic_uuid(index);
     gpu.pci_bus_id = format_bus_id(PciAddress{index / 8, kHgxBuses[index % 8], 0, 0});
+    gpu.minor = index;
     gpu.pci_device_id = 0x233010DE;     // device 0x2330 (H100 SXM5 80GB), vendor 0x10DE
     gpu.pci_subsystem_id = 0x16C110DE;  // NVIDIA's own board
     gpu.memory_total_bytes = kH100MemoryBytes;

@@ -7,6 +7,7 @@
 // same whatever the scrape rate.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -51,6 +52,18 @@ class AgentCore {
         return call(*engine_);
     }
 
+    // Runs `during` holding the engine with every driver session let go (a local client
+    // resets a GPU: local_channel_server.hpp). Samples are skipped meanwhile
+    // (driver_released), and other engine calls wait for it.
+    template <class F>
+    void without_driver_session(F&& during) {
+        std::lock_guard lock(engine_mutex_);
+        released_ = true;
+        engine_->without_driver_sessions(std::forward<F>(during));
+        released_ = false;
+    }
+    bool driver_released() const { return released_; }
+
     // The guard over this engine, when a policy was given; before serving.
     void start_guard(engine::GuardSetup setup, const Actor& actor);
     bool guard_enabled() const { return guard_ != nullptr; }
@@ -81,7 +94,8 @@ class AgentCore {
     void on_guard_event(const engine::GuardEvent& event);
     void count_guard_cycle(const Snapshot& snapshot);
 
-    std::mutex engine_mutex_;  // the engine and the guard
+    std::mutex engine_mutex_;            // the engine and the guard
+    std::atomic<bool> released_{false};  // without_driver_session is running
     std::unique_ptr<engine::Engine> engine_;
     std::unique_ptr<engine::Guard> guard_;
     std::string guard_policy_path_;

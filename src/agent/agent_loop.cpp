@@ -18,6 +18,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "agent/local_channel_server.hpp"
+#include "engine/local_channel.hpp"
+
 namespace gpukill::agent {
 namespace {
 
@@ -124,6 +127,19 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
 
     auto server = AgentServer::start(options.server, core);
     if (!server) return std::unexpected(server.error());
+    // Root's requests from this host: let go of the GPUs for a reset (docs/AGENT.md).
+    std::unique_ptr<LocalChannelServer> local_channel;
+    const std::string socket = engine::local_channel_path(
+        core.with_engine([](engine::Engine& e) { return e.config().state_dir; }));
+    if (auto started = LocalChannelServer::start(socket, core)) {
+        local_channel = std::move(*started);
+        log(fmt::format("local channel on {} (root only)", socket));
+    } else {
+        log(
+            fmt::format("note: no local channel ({}): `gpukill reset` on this host cannot ask "
+                        "the agent to let go of the GPUs",
+                        started.error().what));
+    }
 
     const auto wall_now = [&] {
         return core.with_engine([](engine::Engine& e) { return e.now(); });
@@ -135,6 +151,12 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     Steady::time_point next_rogue = started;
     const auto take_sample = [&] {
         const Steady::time_point now = Steady::now();
+        // A local client is resetting a GPU with the driver session let go: no GPU to read,
+        // and the engine is busy until it is done. The last sample's /metrics stay served.
+        if (core.driver_released()) {
+            next_sample = now + interval;
+            return;
+        }
         const bool run_guard = core.guard_enabled() && now >= next_guard;
         const bool scan_rogue = options.rogue_interval_seconds > 0 && now >= next_rogue;
         core.sample(wall_now(), run_guard, scan_rogue);
@@ -203,6 +225,7 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     }
     log("stopping: finishing the requests in progress");
     sd_notify(0, "STOPPING=1");
+    local_channel.reset();
     (*server)->stop();
     log("stopped");
     return {};

@@ -12,6 +12,9 @@ namespace gpukill::agent {
 namespace {
 
 bool tied_here(const SnapshotProcess& process, unsigned gpu, const ProcessGpuUse** use) {
+    // An observer (a monitoring client, this agent among them) is no holder: counting it
+    // would make every node look held by hidden holders.
+    if (process.observer()) return false;
     for (const ProcessGpuUse& candidate : process.gpus) {
         if (candidate.gpu_index == gpu && candidate.known()) {
             *use = &candidate;

@@ -23,7 +23,9 @@ int run_completion_values(const std::vector<std::string>& args) {
     if (args[1] == "gpus") {
         for (const Gpu& gpu : snapshot.gpus) values.insert(gpu.index);
     } else {
-        for (const SnapshotProcess& process : snapshot.processes) values.insert(process.info.pid);
+        for (const SnapshotProcess& process : snapshot.processes) {
+            if (!process.observer()) values.insert(process.info.pid);
+        }
     }
     for (long value : values) fmt::print("{}\n", value);
     return exit_code::ok;

@@ -145,6 +145,10 @@ std::string render_reset_report(const ResetReport& report, OutputWidth width) {
         out += "Dry run: nothing was signalled or reset.\n";
         return out;
     }
+    if (report.local_agent_pid) {
+        out += fmt::format("The gpukill agent (PID {}) let go of the GPUs for the reset.\n",
+                           *report.local_agent_pid);
+    }
     out += outcome_text(report);
     return out;
 }

@@ -44,8 +44,8 @@ std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
     std::uint64_t best_memory = 0;
     for (const SnapshotProcess& process : snapshot.processes) {
         const ProcessGpuUse* use = use_on(process, gpu.index);
-        // One that may be on any AMD GPU is not this GPU's top process.
-        if (use == nullptr || !use->known()) continue;
+        // One that may be on any AMD GPU, or an observer, is not this GPU's top process.
+        if (use == nullptr || !use->known() || process.observer()) continue;
         std::uint64_t memory = use->memory_bytes.value_or(0);
         if (best == nullptr || memory > best_memory) {
             best = &process;
@@ -82,7 +82,9 @@ std::vector<std::string> gpu_notes(const Snapshot& snapshot, const Gpu& gpu) {
         std::vector<pid_t> file_only;
         for (const SnapshotProcess& process : snapshot.processes) {
             const ProcessGpuUse* use = use_on(process, gpu.index);
-            if (use != nullptr && !use->seen_by.driver) file_only.push_back(process.info.pid);
+            if (use != nullptr && !use->seen_by.driver && !process.observer()) {
+                file_only.push_back(process.info.pid);
+            }
         }
         std::string amount = format_bytes(*gpu.unattributed_memory_bytes);
         if (!file_only.empty()) {
@@ -139,10 +141,12 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         std::optional<unsigned> gpu;
         std::uint64_t memory;
         std::vector<std::string> cells;
+        bool observer = false;  // listed after the GPU's workloads
     };
     std::vector<Row> rows;
     bool any_file_only = false;
     bool any_uncertain = false;
+    bool any_observer = false;
     for (const SnapshotProcess& process : snapshot.processes) {
         const ProcessInfo& info = process.info;
         auto started = process_start_unix_ms(snapshot, info);
@@ -177,15 +181,19 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         }
         for (const ProcessGpuUse& use : process.gpus) {
             any_uncertain |= !use.known();
-            any_file_only |= use.known() && !use.seen_by.driver;
+            any_file_only |= use.known() && !use.seen_by.driver && !process.observer();
+            any_observer |= process.observer();
             rows.push_back({use.gpu_index, use.memory_bytes.value_or(0),
                             base(std::to_string(use.gpu_index),
                                  use.seen_by.driver ? format_bytes(use.memory_bytes) : "-",
-                                 seen_by_cell(use), use.utilization_percent)});
+                                 process.observer() ? "observer ‡" : seen_by_cell(use),
+                                 use.utilization_percent),
+                            process.observer()});
         }
     }
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
         if (a.gpu != b.gpu) return a.gpu.has_value() && (!b.gpu || *a.gpu < *b.gpu);
+        if (a.observer != b.observer) return b.observer;
         return a.memory > b.memory;
     });
     for (Row& row : rows) table.add_row(std::move(row.cells));
@@ -197,6 +205,11 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         out +=
             "* not in the driver's process list: the process holds the GPU's device file "
             "(fuser sees it, nvidia-smi does not)\n";
+    }
+    if (any_observer) {
+        out +=
+            "‡ an observer: holds the GPU's device files as a monitoring client (NVML) does, "
+            "with no context and no memory; not counted as the GPU's user, never a target\n";
     }
     if (any_uncertain) {
         out +=
@@ -260,15 +273,31 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
     if (show_processes && !snapshot.processes.empty()) {
         append_process_table(out, snapshot, options.width);
     } else if (!snapshot.processes.empty()) {
-        std::size_t file_only = static_cast<std::size_t>(
-            std::count_if(snapshot.processes.begin(), snapshot.processes.end(), [](const auto& p) {
-                return std::any_of(p.gpus.begin(), p.gpus.end(),
-                                   [](const ProcessGpuUse& u) { return !u.seen_by.driver; });
-            }));
-        out += fmt::format(
-            "{} process{} hold{} GPUs{}; --details lists them\n", snapshot.processes.size(),
-            snapshot.processes.size() == 1 ? "" : "es", snapshot.processes.size() == 1 ? "s" : "",
-            file_only > 0 ? fmt::format(" ({} seen only by device file)", file_only) : "");
+        const auto count = [&](auto&& predicate) {
+            return static_cast<std::size_t>(
+                std::count_if(snapshot.processes.begin(), snapshot.processes.end(), predicate));
+        };
+        const std::size_t observers = count([](const auto& p) { return p.observer(); });
+        const std::size_t holders = snapshot.processes.size() - observers;
+        const std::size_t file_only = count([](const auto& p) {
+            return !p.observer() &&
+                   std::any_of(p.gpus.begin(), p.gpus.end(),
+                               [](const ProcessGpuUse& u) { return !u.seen_by.driver; });
+        });
+        const std::string observed =
+            observers > 0
+                ? fmt::format("{} observer{} (monitoring clients) hold{} device files", observers,
+                              observers == 1 ? "" : "s", observers == 1 ? "s" : "")
+                : "";
+        if (holders == 0) {
+            out += fmt::format("No process uses a GPU; {}; --details lists them\n", observed);
+        } else {
+            out += fmt::format(
+                "{} process{} hold{} GPUs{}{}; --details lists them\n", holders,
+                holders == 1 ? "" : "es", holders == 1 ? "s" : "",
+                file_only > 0 ? fmt::format(" ({} seen only by device file)", file_only) : "",
+                observers > 0 ? "; " + observed : "");
+        }
     } else {
         out += "No process holds a GPU.\n";
     }

@@ -12,6 +12,7 @@
 #include "discovery/drm_usage_attach.hpp"
 #include "discovery/merge.hpp"
 #include "host/boot_time.hpp"
+#include "host/devfs_nodes.hpp"
 #include "host/drm_fdinfo_reader.hpp"
 #include "host/fd_sweep.hpp"
 #include "host/proc_reader.hpp"
@@ -49,6 +50,26 @@ void read_backends(const std::vector<std::unique_ptr<Backend>>& backends, MergeI
         }
         inputs.backends.push_back(backend->status());
     }
+}
+
+// NVIDIA GPU nodes (/dev/nvidiaN) that no NVIDIA GPU of the snapshot has the minor of:
+// the driver made them, so GPUs are there, but no backend reports them. A GPU whose minor
+// is unknown may be any of them: only when every NVIDIA GPU's minor is known is a node
+// left over.
+std::vector<std::string> unmatched_device_files(const std::string& devfs,
+                                                const std::vector<Gpu>& gpus) {
+    std::set<unsigned> minors;
+    for (const Gpu& gpu : gpus) {
+        if (gpu.reading.vendor != Vendor::nvidia) continue;
+        if (!gpu.reading.nvidia_minor) return {};
+        minors.insert(*gpu.reading.nvidia_minor);
+    }
+    std::vector<std::string> unmatched;
+    for (const DevfsNode& found : list_gpu_device_nodes(devfs)) {
+        if (found.node.kind != DeviceNodeKind::nvidia_gpu || !found.node.nvidia_minor) continue;
+        if (!minors.contains(*found.node.nvidia_minor)) unmatched.push_back(found.path);
+    }
+    return unmatched;
 }
 
 }  // namespace
@@ -126,6 +147,25 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
     }
     snapshot.processes_fdinfo_denied = fdinfo.denied.size();
     snapshot.devfs = roots.devfs;
+    snapshot.host_pid_namespace = procfs_shows_initial_pid_namespace(roots);
+    if (!*snapshot.host_pid_namespace) {
+        snapshot.warnings.push_back(fmt::format(
+            "{} is not the host's PID namespace (no kernel threads in it): GPU users in other "
+            "namespaces are not shown, and the driver lists none of them (run in the host PID "
+            "namespace: hostPID: true in Kubernetes)",
+            roots.procfs));
+    }
+    snapshot.unmatched_device_files = unmatched_device_files(roots.devfs, snapshot.gpus);
+    if (!snapshot.unmatched_device_files.empty()) {
+        snapshot.warnings.push_back(fmt::format(
+            "{}: NVIDIA device file{} with no GPU reported behind {} (did the NVIDIA management "
+            "library, libnvidia-ml.so.1, load?): gpukill cannot see {} GPU{}",
+            fmt::join(snapshot.unmatched_device_files, ", "),
+            snapshot.unmatched_device_files.size() == 1 ? "" : "s",
+            snapshot.unmatched_device_files.size() == 1 ? "it" : "them",
+            snapshot.unmatched_device_files.size() == 1 ? "that" : "those",
+            snapshot.unmatched_device_files.size() == 1 ? "" : "s"));
+    }
     if (auto boot = read_boot_time_unix(roots)) snapshot.boot_time_unix_s = *boot;
     snapshot.clock_ticks_per_second = clock_ticks_per_second();
     return snapshot;

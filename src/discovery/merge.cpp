@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "discovery/kfd_attribution.hpp"
+#include "discovery/process_role.hpp"
 
 namespace gpukill {
 namespace {
@@ -123,9 +124,9 @@ Snapshot merge_snapshot(MergeInputs inputs) {
                   [](const ProcessGpuUse& a, const ProcessGpuUse& b) {
                       return a.gpu_index < b.gpu_index;
                   });
-        for (const ProcessGpuUse& use : process.gpus) ++snapshot.gpus[use.gpu_index].process_count;
         snapshot.processes.push_back(std::move(process));
     }
+    assign_roles(snapshot);
 
     // Used memory minus what the driver's list accounts for: the memory that
     // "nvidia-smi shows no process" for (orphaned workers, leaks).

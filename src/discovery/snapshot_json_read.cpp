@@ -161,6 +161,7 @@ Gpu read_gpu(const json& doc, Fields& fields) {
     r.lost = fields.required<bool>(doc, "lost");
     if (fields.required<bool>(doc, "process_list_available")) r.processes.emplace();
     gpu.process_count = fields.required<unsigned>(doc, "process_count");
+    gpu.observer_count = fields.optional<unsigned>(doc, "observer_count").value_or(0);
     r.problems = fields.required<std::vector<std::string>>(doc, "problems");
     return gpu;
 }
@@ -202,6 +203,14 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
         if (inner.error()) fields.bad("slurm_job");
     }
     process.orphaned = fields.required<bool>(doc, "orphaned");
+    // Absent in documents from before roles: every holder was counted as a workload.
+    if (auto role = fields.optional<std::string>(doc, "role")) {
+        if (*role == "observer") {
+            process.role = ProcessRole::observer;
+        } else if (*role != "workload") {
+            fields.bad("role");
+        }
+    }
     for (const json& use_doc : fields.array(doc, "gpus")) {
         ProcessGpuUse use;
         use.gpu_index = fields.required<unsigned>(use_doc, "index");
@@ -288,6 +297,7 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
         snapshot.process_scan_failed = fields.required<bool>(*visibility, "process_scan_failed");
         snapshot.processes_fdinfo_denied =
             fields.optional<std::size_t>(*visibility, "processes_fdinfo_denied").value_or(0);
+        snapshot.host_pid_namespace = fields.optional<bool>(*visibility, "host_pid_namespace");
     } else {
         fields.bad("visibility");
     }
@@ -297,6 +307,9 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
         snapshot.processes.push_back(read_process(process, fields, snapshot));
     }
     snapshot.warnings = fields.required<std::vector<std::string>>(doc, "warnings");
+    snapshot.unmatched_device_files =
+        fields.optional<std::vector<std::string>>(doc, "unmatched_device_files")
+            .value_or(std::vector<std::string>{});
     if (auto error = fields.error()) return fail("not a `gpukill list --json` document: " + *error);
     // The drivers' lists, as far as the document shows them: every process the driver saw.
     for (Gpu& gpu : snapshot.gpus) {

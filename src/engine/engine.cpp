@@ -124,6 +124,15 @@ AuditTrail Engine::trail(const Actor& actor, std::string command,
     return AuditTrail(action_log_, std::move(who), config_.clock);
 }
 
+void Engine::without_driver_sessions(const std::function<void()>& during) {
+    // They nest, so every backend has let go while `during` runs.
+    std::function<void()> step = during;
+    for (const auto& backend : backends_) {
+        step = [&backend, inner = std::move(step)] { backend->without_driver_session(inner); };
+    }
+    step();
+}
+
 std::vector<reclaim::ResetAttempt> Engine::reset_gpus(
     const reclaim::ResetPlan& plan, const std::optional<std::string>& nvidia_smi) {
     std::vector<reclaim::ResetAttempt> attempts;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,6 +121,10 @@ class Engine {
     // backend's without_driver_session (NVML lets go of the device files for it).
     std::vector<reclaim::ResetAttempt> reset_gpus(const reclaim::ResetPlan& plan,
                                                   const std::optional<std::string>& nvidia_smi);
+    // Runs `during` with every backend's driver session let go (NVML shut down, its device
+    // files closed) and takes them up again afterwards: what a long-lived process (the
+    // agent) does while another process resets a GPU (engine/local_channel.hpp).
+    void without_driver_sessions(const std::function<void()>& during);
 
   private:
     explicit Engine(EngineConfig config);

@@ -39,7 +39,7 @@ guard::GuardState saved_state(const std::string& state_dir, std::vector<std::str
 std::size_t processes_judged(const Snapshot& snapshot) {
     std::size_t count = 0;
     for (const SnapshotProcess& process : snapshot.processes) {
-        if (process.info_complete && !process.gpus.empty()) ++count;
+        if (process.info_complete && !process.gpus.empty() && !process.observer()) ++count;
     }
     return count;
 }

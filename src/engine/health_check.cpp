@@ -3,6 +3,10 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
 
 #include <algorithm>
 
@@ -19,7 +23,29 @@ void add(CheckOutcome& outcome, std::string kind, std::optional<unsigned> gpu,
         CheckFinding{.kind = std::move(kind), .gpu = gpu, .pid = pid, .detail = std::move(detail)});
 }
 
+// The most severe first: node-problem-detector shows the first line of the output, which
+// names the first problem. A lost GPU needs a reboot; a miner is a security incident; a
+// soft-locked GPU needs a reset; an orphan holds memory until it is ended; memory nobody
+// accounts for may be either; an unexpected holder only breaks an idle node's promise.
+int severity(const std::string& kind) {
+    static constexpr const char* kOrder[] = {"lost_gpu",           "rogue_process",
+                                             "soft_locked",        "orphaned_holder",
+                                             "unaccounted_memory", "unexpected_holder"};
+    for (std::size_t i = 0; i < std::size(kOrder); ++i) {
+        if (kind == kOrder[i]) return static_cast<int>(i);
+    }
+    return static_cast<int>(std::size(kOrder));
+}
+
+// Whether every GPU user is in view: the host's PID namespace, and (without privilege)
+// every process's open files readable. Soft-lock ("no process holds it") rests on that.
+bool sees_every_holder(const Snapshot& snapshot) {
+    return snapshot.host_pid_namespace.value_or(false) && !snapshot.process_scan_failed &&
+           (snapshot.processes_denied == 0 || ::geteuid() == 0);
+}
+
 void judge_gpus(const Snapshot& snapshot, const CheckRequest& request, CheckOutcome& outcome) {
+    const bool host_namespace = snapshot.host_pid_namespace.value_or(false);
     for (const Gpu& gpu : snapshot.gpus) {
         if (gpu.reading.lost) {
             add(outcome, "lost_gpu", gpu.index, std::nullopt,
@@ -28,7 +54,21 @@ void judge_gpus(const Snapshot& snapshot, const CheckRequest& request, CheckOutc
         }
         const std::uint64_t unaccounted = gpu.unattributed_memory_bytes.value_or(0);
         if (unaccounted <= request.unaccounted_memory_bytes) continue;
-        if (gpu.process_count == 0) {
+        if (!host_namespace) {
+            // The driver lists only this namespace's processes: the rest may be anyone's.
+            outcome.unknowns.push_back(
+                fmt::format("GPU {}: {} used by processes this PID namespace cannot see", gpu.index,
+                            format_bytes(unaccounted)));
+            continue;
+        }
+        if (gpu.process_count == 0 && !sees_every_holder(snapshot)) {
+            // A holder whose open files could not be read may hold it (an orphaned worker),
+            // or nobody does (a leak): which, and so the remedy, cannot be told.
+            outcome.unknowns.push_back(fmt::format(
+                "GPU {}: {} used that no listed process accounts for, and processes whose "
+                "open files could not be read may hold it (run as root to tell)",
+                gpu.index, format_bytes(unaccounted)));
+        } else if (gpu.process_count == 0) {
             add(outcome, "soft_locked", gpu.index, std::nullopt,
                 fmt::format("GPU {}: {} used and no process holds it (a GPU reset is the remedy)",
                             gpu.index, format_bytes(unaccounted)));
@@ -42,7 +82,7 @@ void judge_gpus(const Snapshot& snapshot, const CheckRequest& request, CheckOutc
 
 void judge_holders(const Snapshot& snapshot, const CheckRequest& request, CheckOutcome& outcome) {
     for (const SnapshotProcess& process : snapshot.processes) {
-        if (process.gpus.empty()) continue;
+        if (process.gpus.empty() || process.observer()) continue;
         const pid_t pid = process.info.pid;
         const std::string name = printable(process.info.comm);
         if (request.orphans && process.orphaned) {
@@ -62,11 +102,29 @@ void judge_holders(const Snapshot& snapshot, const CheckRequest& request, CheckO
     }
 }
 
+// The most specific reason first: the summary names it.
 void judge_visibility(const Snapshot& snapshot, CheckOutcome& outcome) {
+    if (!snapshot.unmatched_device_files.empty()) {
+        std::string why = "no backend reports them";
+        for (const BackendStatus& backend : snapshot.backends) {
+            if (backend.name == "nvml" && !backend.loaded) why = "nvml: " + backend.detail;
+        }
+        outcome.unknowns.push_back(
+            fmt::format("{} NVIDIA device file{} ({}) but no GPU behind {}: {}",
+                        snapshot.unmatched_device_files.size(),
+                        snapshot.unmatched_device_files.size() == 1 ? "" : "s",
+                        fmt::join(snapshot.unmatched_device_files, ", "),
+                        snapshot.unmatched_device_files.size() == 1 ? "it" : "them", why));
+    }
     bool any_loaded = false;
     for (const BackendStatus& backend : snapshot.backends) any_loaded |= backend.loaded;
     if (!any_loaded && snapshot.gpus.empty()) {
         outcome.unknowns.push_back("no GPU backend loaded (no driver, or no permission)");
+    }
+    if (!snapshot.host_pid_namespace.value_or(false)) {
+        outcome.unknowns.push_back(
+            "the process table is not the host's PID namespace: GPU users in other namespaces "
+            "cannot be seen (run with the host's PID namespace, hostPID: true)");
     }
     if (snapshot.process_scan_failed) {
         outcome.unknowns.push_back("the process table could not be read");
@@ -123,9 +181,9 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
     CheckOutcome outcome;
     const Snapshot snapshot = engine.snapshot().snapshot;
     outcome.gpus = snapshot.gpus.size();
+    judge_visibility(snapshot, outcome);
     judge_gpus(snapshot, request, outcome);
     judge_holders(snapshot, request, outcome);
-    judge_visibility(snapshot, outcome);
     if (request.rogue) {
         auto config = detect::load_rogue_config(engine.config().config_dir, std::nullopt);
         if (!config) {
@@ -144,6 +202,10 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
             }
         }
     }
+    std::stable_sort(outcome.problems.begin(), outcome.problems.end(),
+                     [](const CheckFinding& a, const CheckFinding& b) {
+                         return severity(a.kind) < severity(b.kind);
+                     });
     // A problem seen is a problem, whatever else could not be seen.
     outcome.verdict = !outcome.problems.empty()   ? CheckVerdict::problem
                       : !outcome.unknowns.empty() ? CheckVerdict::unknown

@@ -10,6 +10,7 @@
 #include "audit/reclaim_records.hpp"
 #include "audit/reset_records.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "engine/local_channel.hpp"
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
 #include "engine/reset_codes.hpp"
@@ -35,6 +36,12 @@ Result<std::vector<unsigned>> resolve_gpu_list(const std::string& list,
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
     }
+    return indices;
+}
+
+std::vector<unsigned> plan_gpu_indices(const reclaim::ResetPlan& plan) {
+    std::vector<unsigned> indices;
+    for (const reclaim::ResetGpu& gpu : plan.gpus) indices.push_back(gpu.index);
     return indices;
 }
 
@@ -102,6 +109,7 @@ ResetReport ResetOutcome::report() const {
                        .reclaim_results = reclaim_results ? &*reclaim_results : nullptr,
                        .stopped = stopped,
                        .still_holding = still_holding,
+                       .local_agent_pid = local_agent_pid,
                        .attempts = attempts ? &*attempts : nullptr,
                        .checks = attempts ? &checks : nullptr,
                        .exit_code = code,
@@ -245,7 +253,23 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         }
     }
 
+    // The local agent keeps NVML open, so it holds every NVIDIA GPU's device file, and
+    // NVIDIA's reset refuses a GPU any process has open: it lets go for the reset, and
+    // takes its session up again when `agent` is released.
+    std::unique_ptr<AgentDriverRelease> agent;
+    const bool nvidia = std::any_of(plan.gpus.begin(), plan.gpus.end(),
+                                    [](const auto& gpu) { return gpu.vendor == Vendor::nvidia; });
+    if (nvidia) {
+        auto asked = AgentDriverRelease::ask(
+            config.state_dir, kMaxReleaseSeconds,
+            fmt::format("{} {} resets GPU {}", to_string(actor.interface), actor.name,
+                        fmt::join(plan_gpu_indices(plan), ",")));
+        if (!asked) return stop(asked.error().what + ": nothing was reset", {});
+        agent = std::move(*asked);
+        if (agent) outcome.local_agent_pid = agent->agent_pid();
+    }
     outcome.attempts = engine.reset_gpus(plan, facts.nvidia_smi);
+    agent.reset();
 
     std::vector<reclaim::ResetGpu> reset_ok;
     for (const reclaim::ResetAttempt& attempt : *outcome.attempts) {

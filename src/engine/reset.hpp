@@ -47,6 +47,9 @@ struct ResetOutcome {
     // Why nothing was reset after the plan said it would be, and who still holds.
     std::optional<std::string> stopped;
     std::vector<pid_t> still_holding;
+    // The local gpukill agent that let go of its driver session for the reset
+    // (engine/local_channel.hpp), if one serves this state directory.
+    std::optional<pid_t> local_agent_pid;
     std::optional<std::vector<reclaim::ResetAttempt>> attempts;  // empty: none made
     std::vector<reclaim::ResetCheck> checks;
     int code = 0;  // the documented outcome code (README), as the command line exits

@@ -74,6 +74,7 @@ nlohmann::ordered_json reset_report_json(const ResetReport& report) {
                                                    : json(nullptr)},
         {"stopped", or_null(report.stopped)},
         {"still_holding", report.still_holding},
+        {"local_agent_pid", or_null(report.local_agent_pid)},
         {"executed", report.attempts != nullptr},
         {"exit_code", report.exit_code},
         {"plan_id", report.plan_id},

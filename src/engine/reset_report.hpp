@@ -32,6 +32,8 @@ struct ResetReport {
     // refused to be signalled, or new ones came), and who still holds the GPUs.
     std::optional<std::string> stopped;
     std::vector<pid_t> still_holding;
+    // The local gpukill agent that let go of its driver session for the reset, if one did.
+    std::optional<pid_t> local_agent_pid;
     const std::vector<reclaim::ResetAttempt>* attempts = nullptr;  // null: nothing attempted
     const std::vector<reclaim::ResetCheck>* checks = nullptr;      // GPUs verified afterwards
     int exit_code = 0;

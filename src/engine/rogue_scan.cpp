@@ -18,11 +18,11 @@ bool user_matches(const ProcessInfo& info, const std::string& user) {
 RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
                               const RogueScanRequest& request,
                               const detect::LoadedRogueConfig& config) {
-    if (request.user) {
-        std::erase_if(snapshot.processes, [&](const SnapshotProcess& holder) {
-            return !user_matches(holder.info, *request.user);
-        });
-    }
+    // An observer has no context on any GPU: nothing it could mine with (a miner needs one,
+    // and the driver then lists it).
+    std::erase_if(snapshot.processes, [&](const SnapshotProcess& holder) {
+        return holder.observer() || (request.user && !user_matches(holder.info, *request.user));
+    });
     const std::int64_t now = snapshot.timestamp_unix_ms;
     detect::FactsContext context;
     context.roots = settings.roots;

@@ -32,7 +32,11 @@ std::optional<std::string> protection(const EvaluationInput& input, const Proces
 std::vector<Candidate> candidates_of(const EvaluationInput& input) {
     std::vector<Candidate> candidates;
     for (const SnapshotProcess& process : input.snapshot.processes) {
-        if (!process.info_complete || process.info.kernel_thread || process.gpus.empty()) continue;
+        // An observer (a monitoring client: no context, no memory) uses no GPU.
+        if (!process.info_complete || process.info.kernel_thread || process.gpus.empty() ||
+            process.observer()) {
+            continue;
+        }
         Candidate candidate{.process = &process,
                             .protected_because = protection(input, process.info)};
         for (const ProcessGpuUse& use : process.gpus) {

@@ -20,7 +20,7 @@ std::optional<unsigned> utilization_at_most(const UsagePoint& point) {
 std::vector<std::pair<ProcessGpuKey, UsagePoint>> snapshot_points(const Snapshot& snapshot) {
     std::vector<std::pair<ProcessGpuKey, UsagePoint>> out;
     for (const SnapshotProcess& process : snapshot.processes) {
-        if (!process.info_complete) continue;
+        if (!process.info_complete || process.observer()) continue;
         for (const ProcessGpuUse& use : process.gpus) {
             UsagePoint point{.time_unix_ms = snapshot.timestamp_unix_ms,
                              .memory_bytes = use.memory_bytes,

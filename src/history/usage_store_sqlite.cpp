@@ -259,8 +259,9 @@ Result<void> SqliteUsageStore::insert_samples(const Snapshot& snapshot) {
         kRecording);
     if (!process_sample) return std::unexpected(process_sample.error());
     for (const SnapshotProcess& process : snapshot.processes) {
-        // Without its /proc details a process has no identity to file samples under.
-        if (!process.info_complete || process.gpus.empty()) continue;
+        // Without its /proc details a process has no identity to file samples under; an
+        // observer (a monitoring client) uses no GPU to account for.
+        if (!process.info_complete || process.gpus.empty() || process.observer()) continue;
         auto id = process_id(snapshot, process);
         if (!id) return std::unexpected(id.error());
         for (const ProcessGpuUse& use : process.gpus) {

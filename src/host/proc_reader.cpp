@@ -130,6 +130,12 @@ void apply_process_stat(const ProcStat& stat, ProcessInfo& info) {
     info.kernel_thread = (stat.flags & kPfKthread) != 0;
 }
 
+bool procfs_shows_initial_pid_namespace(const HostRoots& roots) {
+    constexpr pid_t kThreadd = 2;
+    auto stat = read_process_stat(roots, kThreadd);
+    return stat && (stat->flags & kPfKthread) != 0;
+}
+
 Result<ProcStat> read_process_stat(const HostRoots& roots, pid_t pid) {
     const std::string path = pid_dir(roots, pid) + "/stat";
     auto text = read_file_at(AT_FDCWD, path.c_str());

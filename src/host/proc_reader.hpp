@@ -35,6 +35,13 @@ Result<ProcStat> read_process_stat(const HostRoots& roots, pid_t pid);
 // kernel thread) on `info`, leaving the fields other files give.
 void apply_process_stat(const ProcStat& stat, ProcessInfo& info);
 
+// Whether `roots.procfs` shows the initial PID namespace, the one that holds every process
+// of the host. kthreadd, the kernel's thread creator, is PID 2 there and only there: kernel
+// threads belong to the initial namespace, and a procfs mounted for any other (a pod
+// without hostPID, a container) lists none. The flag read is the kernel's (PF_KTHREAD in
+// /proc/2/stat), which no process can set. False when PID 2 is missing or unreadable.
+bool procfs_shows_initial_pid_namespace(const HostRoots& roots);
+
 // Name for a uid, or the number as text when the account database has none.
 // Thread-safe (getpwuid_r); answers (found, or no such account) are cached for five
 // minutes, at most 4096 of them; NSS failures show the number this time and are asked

@@ -43,7 +43,8 @@ struct Gpu {
     // Memory the driver reports used that no live process in its list accounts for.
     // Empty when unknowable (used memory or a listed process's memory unknown).
     std::optional<std::uint64_t> unattributed_memory_bytes;
-    unsigned process_count = 0;
+    unsigned process_count = 0;   // workloads tied to it (observers are not its users)
+    unsigned observer_count = 0;  // observers holding its device file
 };
 
 struct ProcessGpuUse {
@@ -58,6 +59,22 @@ struct ProcessGpuUse {
     bool known() const { return attribution == GpuAttribution::this_gpu; }
 };
 
+// What a GPU holder is to the GPUs it holds (discovery/process_role.hpp decides it).
+enum class ProcessRole {
+    workload,  // uses a GPU, may use one, or cannot be told apart from one that does
+    // Holds NVIDIA device files the way a monitoring client does (the control node and GPU
+    // nodes, as NVML opens them) with no context on any GPU, so no GPU memory of its own:
+    // nvidia-persistenced, nv-hostengine (DCGM), dcgm-exporter, the device plugin,
+    // nvidia-smi, gpukill's own agent. Shown apart; never counted as a GPU's user, never a
+    // target of a selector.
+    observer,
+};
+
+// "workload", "observer": the JSON's `role` values.
+inline const char* to_string(ProcessRole role) {
+    return role == ProcessRole::observer ? "observer" : "workload";
+}
+
 struct SnapshotProcess {
     ProcessInfo info;
     bool info_complete = true;             // false when /proc details were unreadable (exited?)
@@ -66,6 +83,8 @@ struct SnapshotProcess {
     // Re-parented after its parent died (see looks_orphaned): the DataLoader worker
     // left behind by `kill -9` on its trainer.
     bool orphaned = false;
+    ProcessRole role = ProcessRole::workload;
+    bool observer() const { return role == ProcessRole::observer; }
 };
 
 // A process whose parent died and that was re-parented to init. A daemon or a
@@ -92,7 +111,15 @@ struct Snapshot {
     // DRM holders listed, but whose fdinfo (the driver's per-client usage) was not
     // readable: their memory and utilisation are unknown.
     std::size_t processes_fdinfo_denied = 0;
-    bool process_scan_failed = false;   // procfs itself could not be listed
+    bool process_scan_failed = false;  // procfs itself could not be listed
+    // Whether the procfs read is the host's initial PID namespace (host/proc_reader.hpp):
+    // false in a pod without hostPID or a container, where other namespaces' GPU users are
+    // invisible and the driver lists none of them. Unknown when not looked at.
+    std::optional<bool> host_pid_namespace;
+    // GPU device files under the device root that no GPU here accounts for: /dev/nvidia0
+    // with no NVIDIA GPU listed (the NVIDIA management library did not load). GPUs gpukill
+    // cannot see.
+    std::vector<std::string> unmatched_device_files;
     std::vector<std::string> warnings;  // one line each
 };
 

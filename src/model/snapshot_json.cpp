@@ -57,6 +57,7 @@ json gpu_json(const Gpu& gpu) {
         {"lost", r.lost},
         {"process_list_available", r.processes.has_value()},
         {"process_count", gpu.process_count},
+        {"observer_count", gpu.observer_count},
         {"problems", r.problems},
     };
 }
@@ -116,6 +117,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         {"container", container_json(info.container)},
         {"slurm_job", slurm_job_json(info.slurm_job)},
         {"orphaned", process.orphaned},
+        {"role", to_string(process.role)},
         {"info_complete", known},
         {"gpus", gpus},
         {"device_files", device_files},
@@ -166,8 +168,11 @@ nlohmann::ordered_json to_json(const Snapshot& snapshot) {
               {"processes_unreadable", snapshot.processes_unreadable},
               {"processes_fdinfo_denied", snapshot.processes_fdinfo_denied},
               {"process_scan_failed", snapshot.process_scan_failed},
+              {"host_pid_namespace", or_null(snapshot.host_pid_namespace)},
               {"complete", snapshot.processes_denied == 0 && snapshot.processes_unreadable == 0 &&
-                               !snapshot.process_scan_failed}}},
+                               !snapshot.process_scan_failed &&
+                               snapshot.host_pid_namespace.value_or(true)}}},
+        {"unmatched_device_files", snapshot.unmatched_device_files},
         {"gpus", gpus},
         {"processes", processes},
         {"warnings", snapshot.warnings},

@@ -47,7 +47,11 @@ void expand_one(PlanBuilder& builder, const ProcessIndex& index, const Selectors
     const pid_t root = target.identity.pid;
     const std::string of = std::to_string(root);
     for (pid_t child : descendants(index, root)) {
-        const auto shared = shared_gpus(target.gpus, index.gpus(child));
+        // An observer child (a trainer's nvidia-smi) keeps none of its parent's memory.
+        const SnapshotProcess* held = index.holder(child);
+        const bool observer = held != nullptr && held->observer();
+        const auto shared =
+            observer ? std::vector<unsigned>{} : shared_gpus(target.gpus, index.gpus(child));
         if (!shared.empty()) {
             builder.consider(child, TargetReason::holds_same_gpu,
                              "descendant of " + of + " holding " + gpu_list(shared), false);

@@ -56,7 +56,9 @@ std::optional<std::uint64_t> expected_release(unsigned gpu_index, const Gpu* gpu
     if (gpu == nullptr || !gpu->unattributed_memory_bytes) return std::nullopt;
     for (const SnapshotProcess& process : snapshot.processes) {
         const ProcessGpuUse* use = use_on(process, gpu_index);
-        if (use != nullptr && unlisted_holder(*use) && !target_pids.contains(process.info.pid)) {
+        // An observer (a monitoring client) holds none of the memory nobody accounts for.
+        if (use != nullptr && unlisted_holder(*use) && !process.observer() &&
+            !target_pids.contains(process.info.pid)) {
             return std::nullopt;
         }
     }

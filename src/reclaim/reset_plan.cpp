@@ -1,9 +1,12 @@
 #include "reclaim/reset_plan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
+
+#include "model/human_format.hpp"
 
 namespace gpukill::reclaim {
 namespace {
@@ -160,6 +163,30 @@ ResetGpu planned_gpu(const Gpu& gpu, const ResetPath& path) {
     return planned;
 }
 
+// Observers are not holders (nothing of theirs is ended), but NVIDIA's reset refuses a
+// GPU that any process has open: "There can't be any applications using this particular
+// device (e.g. ... monitoring application like other instance of nvidia-smi)",
+// nvidia-smi(1), --gpu-reset.
+std::optional<std::string> observers_note(const Snapshot& snapshot, const ResetGpu& gpu) {
+    if (gpu.vendor != Vendor::nvidia) return std::nullopt;
+    std::vector<std::string> named;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        if (!process.observer()) continue;
+        for (const ProcessGpuUse& use : process.gpus) {
+            if (use.gpu_index != gpu.index) continue;
+            named.push_back(
+                fmt::format("PID {} ({})", process.info.pid,
+                            printable(process.info.comm.empty() ? "?" : process.info.comm)));
+        }
+    }
+    if (named.empty()) return std::nullopt;
+    return fmt::format(
+        "open by {} observer{} ({}): monitoring clients, which gpukill does not end; "
+        "nvidia-smi refuses to reset a GPU any process has open. gpukill's own agent lets "
+        "go for the reset; stop any other first",
+        named.size(), named.size() == 1 ? "" : "s", fmt::join(named, ", "));
+}
+
 void block(ResetPlan& plan, ResetDecision decision, ResetBlock why_kind, std::string why,
            std::optional<std::string> advice) {
     plan.decision = decision;
@@ -173,6 +200,7 @@ void block(ResetPlan& plan, ResetDecision decision, ResetBlock why_kind, std::st
 std::vector<ResetHolder> holders_of(const Snapshot& snapshot, const std::set<unsigned>& gpus) {
     std::vector<ResetHolder> holders;
     for (const SnapshotProcess& process : snapshot.processes) {
+        if (process.observer()) continue;  // observers_of: they hold no context to end
         ResetHolder holder;
         for (const ProcessGpuUse& use : process.gpus) {
             if (!gpus.contains(use.gpu_index)) continue;
@@ -268,6 +296,7 @@ ResetPlan build_reset_plan(const Snapshot& snapshot, const ResetRequest& request
     for (ResetGpu& planned : plan.gpus) {
         planned.reset_with = reset_group_of(snapshot, facts, planned.index);
         planned.notes = notes_for(*find_gpu(snapshot, planned.index), planned.reset_with, facts);
+        if (auto note = observers_note(snapshot, planned)) planned.notes.push_back(*note);
         if (std::find(plan.groups.begin(), plan.groups.end(), planned.reset_with) ==
             plan.groups.end()) {
             plan.groups.push_back(planned.reset_with);

@@ -43,6 +43,7 @@ ResetCheck evaluate_reset(const ResetGpu& gpu, const Snapshot& now) {
     check.memory_free = check.memory_judged &&
                         *r.memory_used_bytes <= idle_memory_tolerance_bytes(r.memory_total_bytes);
     for (const SnapshotProcess& process : now.processes) {
+        if (process.observer()) continue;  // a monitor reopening the GPU uses none of it
         for (const ProcessGpuUse& use : process.gpus) {
             if (use.gpu_index == found->index) {
                 check.holders.push_back(process.info.pid);

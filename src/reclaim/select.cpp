@@ -74,7 +74,9 @@ void add_matched(const Snapshot& snapshot, const Selectors& selectors, const Mat
     const std::string detail = "matched " + describe_match_selectors(selectors);
     for (const SnapshotProcess& process : snapshot.processes) {
         const pid_t pid = process.info.pid;
-        if (builder.decided(pid)) continue;
+        // An observer holds device files but no context: no selector makes it a target
+        // (--pid names it, when that is really meant).
+        if (builder.decided(pid) || process.observer()) continue;
         const ProcessInfo* known = index.info(pid);
         const ProcessInfo& seen = process.info_complete || known == nullptr ? process.info : *known;
         if (matches(matcher, seen, &process)) {

@@ -63,7 +63,8 @@ GpuRelease evaluate_release(unsigned gpu, const KillPlan& plan,
     bool anyone_holds = false;
     for (const SnapshotProcess& process : now.processes) {
         if (!uses_gpu(process, gpu)) continue;
-        anyone_holds = true;
+        // A monitoring client (the agent, DCGM) holds the file but none of the memory.
+        anyone_holds |= !process.observer();
         if (is_target(process, plan, target_pids)) {
             release.targets_still_holding.push_back(process.info.pid);
         }

@@ -16,7 +16,7 @@ std::string frame_fit(std::string text, int width) {
 Style frame_row_style(const Row& row, bool selected, bool tagged) {
     if (selected) return Style::selected;
     if (tagged) return Style::tagged;
-    if (!row.actionable && row.kind == RowKind::process) return Style::dim;
+    if ((!row.actionable || row.observer) && row.kind == RowKind::process) return Style::dim;
     if (row.kind == RowKind::unaccounted || row.hidden || row.orphaned) return Style::flagged;
     return Style::normal;
 }
@@ -132,6 +132,7 @@ std::vector<std::string> help_lines() {
         "            e environment",
         "Marks       * tagged  H hidden holder (the driver does not list it)",
         "            O orphan (its parent died)  U memory nobody accounts for",
+        "            o observer: a monitoring client (no context, no memory), dim",
         "            dim: another user's process (only root may signal it)",
         "Leaving     q (or Ctrl-C)",
     };

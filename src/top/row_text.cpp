@@ -105,6 +105,8 @@ std::string row_text(const Row& row, const std::vector<Column>& columns, int wid
     char flag = ' ';
     if (row.kind == RowKind::unaccounted) {
         flag = 'U';
+    } else if (row.observer) {
+        flag = 'o';
     } else if (row.hidden) {
         flag = 'H';
     } else if (row.orphaned) {

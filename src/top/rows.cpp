@@ -88,8 +88,9 @@ std::vector<Row> build_rows(const Snapshot& snapshot, const CpuReadings& now,
             row.running_seconds = rows_running_seconds(snapshot, info);
             row.container = rows_container(info);
             row.seen_by = rows_seen_by(use);
-            row.hidden = use.known() && !use.seen_by.driver;
-            row.orphaned = process.orphaned;
+            row.observer = process.observer();
+            row.hidden = use.known() && !use.seen_by.driver && !row.observer;
+            row.orphaned = process.orphaned && !row.observer;
             if (!viewer.privileged && (!info.uid || *info.uid != viewer.uid)) {
                 row.actionable = false;
                 row.not_actionable_reason =

@@ -41,6 +41,7 @@ struct Row {
     std::string seen_by;    // "driver+file", "driver", "file only", "kfd (any AMD)", "-"
     bool hidden = false;    // holds the device file, the driver does not list it
     bool orphaned = false;  // its parent died (the worker `kill -9` left behind)
+    bool observer = false;  // a monitoring client: device files, no context (shown dim)
     // Whether this viewer may act on it, and why not (another user's process without
     // privilege; an unaccounted row is no process to signal).
     bool actionable = true;

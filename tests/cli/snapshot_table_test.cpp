@@ -31,7 +31,8 @@ Snapshot orphan_and_leak_snapshot() {
     leaked.temperature_celsius.reset();
     leaked.processes = std::vector<DriverProcess>{};
     in.readings = {busy, leaked};
-    DeviceHolder trainer{.pid = 100};
+    DeviceHolder trainer{.pid = 100};  // a CUDA process: the UVM node as well as the GPU's
+    trainer.nodes.push_back({.kind = DeviceNodeKind::nvidia_uvm, .relative_path = "nvidia-uvm"});
     trainer.nodes.push_back(
         {.kind = DeviceNodeKind::nvidia_gpu, .relative_path = "nvidia0", .nvidia_minor = 0});
     DeviceHolder worker{.pid = 201};

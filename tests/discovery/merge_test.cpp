@@ -22,9 +22,13 @@ GpuReading nvidia_gpu(unsigned backend_index, const char* bus_id, unsigned minor
     return r;
 }
 
+// A CUDA process's nodes: the control and UVM nodes and its GPUs' (forked workers inherit
+// the same).
 DeviceHolder holder(pid_t pid, std::vector<unsigned> minors) {
     DeviceHolder h{.pid = pid};
     h.nodes.push_back(DeviceNode{.kind = DeviceNodeKind::nvidia_ctl, .relative_path = "nvidiactl"});
+    h.nodes.push_back(
+        DeviceNode{.kind = DeviceNodeKind::nvidia_uvm, .relative_path = "nvidia-uvm"});
     for (unsigned minor : minors) {
         h.nodes.push_back(DeviceNode{.kind = DeviceNodeKind::nvidia_gpu,
                                      .relative_path = "nvidia" + std::to_string(minor),

@@ -181,6 +181,8 @@ TEST(RogueDisguise, APoolConnectionFromABusyGpuAddsUpToAFinding) {
 // gpukill's own rule lists carry every miner signature, and a second gpukill (a watch,
 // the agent) holds the GPUs it reads through NVML: it is not a miner. The agent runs
 // gpukill-interfaces (gpukill execs it), a file of its own that carries the same rules.
+// Both are observers (NVML's device files, no context: nothing to mine with), which the
+// rogue scan does not examine at all.
 TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
     SimulatedHost host;
     ScratchDir dirs("/tmp");
@@ -193,21 +195,13 @@ TEST(RogueDisguise, AnotherGpukillHoldingTheGpusIsNotJudgedOnItsContent) {
     RunningAgent agent(host, {"--token-file", write_token_file(dirs / "agent"), "--state-dir",
                               dirs / "agent-state", "--no-guard"});
 
-    // Examined as a holder, and nothing against it even at a threshold of 1.
+    // Not examined, even at a threshold of 1: only the workload is.
     write_text(dirs / "all.yaml", "report_threshold: 1\n");
     RogueRun run = rogue_json(host, dirs, {"--rogue-config-file", dirs / "all.yaml"});
     ASSERT_FALSE(run.doc.is_null()) << run.result.err;
-    EXPECT_EQ(run.doc["processes_examined"], 3) << run.result.out;
-    // Where the build lives decides one signal: a checkout under /tmp (a CI clone) runs
-    // gpukill from a scratch directory, and that alone is reported at threshold 1.
-    // Nothing else may be held against it, and its content is not judged.
+    EXPECT_EQ(run.doc["processes_examined"], 1) << run.result.out;
     for (const pid_t pid : {watch.pid(), agent.pid()}) {
-        if (const nlohmann::json* judged = entry_for(run.doc["findings"], pid)) {
-            EXPECT_EQ(signals_of(*judged), std::set<std::string>{"exe_in_temp_dir"})
-                << judged->dump(2);
-            EXPECT_EQ(std::string(GPUKILL_BIN).rfind("/tmp/", 0), 0u) << judged->dump(2);
-            EXPECT_TRUE(noted(*judged, "executable content not judged")) << judged->dump(2);
-        }
+        EXPECT_EQ(entry_for(run.doc["findings"], pid), nullptr) << run.result.out;
     }
     watch.send_signal(SIGINT);
     EXPECT_EQ(watch.wait(), 0);

@@ -331,6 +331,12 @@ Workload SimulatedHost::start_workload(const std::vector<std::string>& argv) {
                     ready.value("memory_bytes", std::uint64_t{0}));  // none for --drm
 }
 
+Workload SimulatedHost::observe(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {GPUSIM_BIN, "observe", "--root", root_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return start_workload(argv);
+}
+
 void SimulatedHost::leak(unsigned gpu, const std::string& size) {
     CommandResult r = run_command(
         {GPUSIM_BIN, "leak", "--root", root_, "--gpu", std::to_string(gpu), "--mem", size});

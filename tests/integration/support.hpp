@@ -99,6 +99,9 @@ class SimulatedHost {
     Workload run_via(const std::vector<std::string>& launcher,
                      const std::vector<std::string>& args);
     void leak(unsigned gpu, const std::string& size);
+    // gpusim observe --root ROOT <args>: a monitoring client holding the GPUs' device
+    // files as NVML does (nvidia-persistenced, DCGM), waiting for its ready line.
+    Workload observe(const std::vector<std::string>& args = {});
 
     CommandResult gpukill(const std::vector<std::string>& args,
                           const std::map<std::string, std::string>& extra_env = {}) const;

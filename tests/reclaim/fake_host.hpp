@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,13 @@ class FakeHost {
         uses_[pid].push_back(use);
     }
 
+    // `pid` holds `gpu`'s device file as a monitoring client does: no context, no memory,
+    // role observer (discovery/process_role.hpp).
+    void observes(pid_t pid, unsigned gpu) {
+        holds(pid, gpu, std::nullopt, false);
+        observers_.insert(pid);
+    }
+
     // Memory used on `gpu` beyond what the driver's list accounts for (leaks, workers).
     void add_unattributed(unsigned gpu, std::uint64_t bytes) { used_[gpu] += bytes; }
 
@@ -129,6 +137,7 @@ class FakeHost {
             }
             process.gpus = uses;
             process.orphaned = looks_orphaned(process.info);
+            if (observers_.contains(pid)) process.role = ProcessRole::observer;
             snapshot.processes.push_back(process);
         }
         return snapshot;
@@ -139,6 +148,7 @@ class FakeHost {
     std::map<pid_t, std::vector<ProcessGpuUse>> uses_;
     std::map<unsigned, std::uint64_t> used_;
     std::vector<unsigned> hidden_lists_;
+    std::set<pid_t> observers_;
 };
 
 inline SafetyContext test_safety() {

@@ -103,14 +103,15 @@ std::optional<int> Tracked::wait_exit(std::chrono::milliseconds deadline) {
     return -1;
 }
 
-Workload::Workload(const std::vector<std::string>& run_args, bool wait_ready) {
+Workload::Workload(const std::vector<std::string>& run_args, bool wait_ready,
+                   const std::string& command) {
     become_subreaper();
     int out_pipe[2];
     int err_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
         throw std::runtime_error("pipe failed");
     }
-    std::vector<std::string> argv_text{GPUSIM_BIN, "run"};
+    std::vector<std::string> argv_text{GPUSIM_BIN, command};
     argv_text.insert(argv_text.end(), run_args.begin(), run_args.end());
     std::vector<char*> argv;
     for (std::string& arg : argv_text) argv.push_back(arg.data());
@@ -153,7 +154,7 @@ bool Workload::await_ready(std::chrono::milliseconds deadline) {
     start_time_ticks_ = json.at("start_time_ticks").get<unsigned long long>();
     // The workers are alive (nothing signals them before readiness) and unreaped, so their
     // pids are theirs while we open the pidfds.
-    for (const auto& worker : json.at("workers")) {
+    for (const auto& worker : json.value("workers", nlohmann::json::array())) {
         const pid_t pid = worker.get<pid_t>();
         workers_.emplace_back(pid, open_pidfd(pid));
     }

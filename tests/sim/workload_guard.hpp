@@ -41,9 +41,11 @@ class Tracked {
 
 class Workload {
   public:
-    // Starts `gpusim run ARGS...` and waits for its ready line (bounded). On failure the
-    // object is not ready(): failure_text() says why (exit code, stderr).
-    explicit Workload(const std::vector<std::string>& run_args, bool wait_ready = true);
+    // Starts `gpusim COMMAND ARGS...` (`run`, or `observe`) and waits for its ready line
+    // (bounded). On failure the object is not ready(): failure_text() says why (exit code,
+    // stderr).
+    explicit Workload(const std::vector<std::string>& run_args, bool wait_ready = true,
+                      const std::string& command = "run");
     ~Workload();
     Workload(const Workload&) = delete;
     Workload& operator=(const Workload&) = delete;

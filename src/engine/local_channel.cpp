@@ -1,0 +1,191 @@
+#include "engine/local_channel.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "host/state_dir.hpp"
+
+namespace gpukill::engine {
+namespace {
+
+net::Deadline in_seconds(double seconds) {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(seconds));
+}
+
+std::optional<ErrorCategory> category_named(const std::string& name) {
+    for (ErrorCategory category :
+         {ErrorCategory::invalid_input, ErrorCategory::not_found, ErrorCategory::refused,
+          ErrorCategory::permission, ErrorCategory::conflict, ErrorCategory::unavailable,
+          ErrorCategory::unsupported, ErrorCategory::internal}) {
+        if (name == to_string(category)) return category;
+    }
+    return std::nullopt;
+}
+
+// Whether `text` nests arrays and objects at most `limit` deep (outside strings): checked
+// before parsing, so no line builds a value whose destruction recurses deeply.
+bool nesting_within(std::string_view text, int limit) {
+    int depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit) return false;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return true;
+}
+
+constexpr int kMaxLocalNesting = 8;
+
+// The socket's file must belong to root or to this user: anyone else could have put a
+// listener of their own there.
+Result<void> socket_file_trusted(const std::string& path) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) return {};  // gone meanwhile: connect says so
+    if (!S_ISSOCK(info.st_mode) || !net::trusted_local_peer(info.st_uid, ::geteuid())) {
+        return fail(ErrorCategory::refused,
+                    fmt::format("{} is not a socket of root's or this user's: not used", path));
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string local_channel_path(const std::string& state_dir) {
+    return state_file_path(state_dir, "agent.sock");
+}
+
+Result<LocalRequest> parse_local_request(std::string_view line) {
+    if (line.size() > kLocalLineBytes || !nesting_within(line, kMaxLocalNesting)) {
+        return fail(ErrorCategory::invalid_input, "a request nests too deep or is too long");
+    }
+    const nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        return fail(ErrorCategory::invalid_input, "a request is one JSON object per line");
+    }
+    const auto version = doc.find("v");
+    if (version == doc.end() || !version->is_number_integer() ||
+        version->get<std::int64_t>() != kLocalChannelVersion) {
+        return fail(ErrorCategory::invalid_input,
+                    fmt::format("\"v\" must be {} (the protocol version)", kLocalChannelVersion));
+    }
+    const auto name = doc.find("request");
+    if (name == doc.end() || !name->is_string()) {
+        return fail(ErrorCategory::invalid_input, "\"request\" must name the request");
+    }
+    return LocalRequest{name->get<std::string>(), doc};
+}
+
+std::string local_ok(nlohmann::json fields) {
+    nlohmann::json reply{{"v", kLocalChannelVersion}, {"ok", true}};
+    for (auto it = fields.begin(); it != fields.end(); ++it) reply[it.key()] = it.value();
+    return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string local_error(const Error& error) {
+    return nlohmann::json{
+        {"v", kLocalChannelVersion},
+        {"ok", false},
+        {"error", {{"category", to_string(error.category)}, {"message", error.what}}}}
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<nlohmann::json> parse_local_reply(std::string_view line) {
+    if (line.size() > kLocalLineBytes || !nesting_within(line, kMaxLocalNesting)) {
+        return fail(ErrorCategory::internal, "the agent's answer nests too deep or is too long");
+    }
+    nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("ok") || !doc["ok"].is_boolean()) {
+        return fail(ErrorCategory::internal, "the agent's answer is not a reply");
+    }
+    if (doc["ok"].get<bool>()) return doc;
+    const nlohmann::json& error =
+        doc.contains("error") && doc["error"].is_object() ? doc["error"] : nlohmann::json{};
+    const std::string message = error.contains("message") && error["message"].is_string()
+                                    ? error["message"].get<std::string>()
+                                    : "refused";
+    const auto category = error.contains("category") && error["category"].is_string()
+                              ? category_named(error["category"].get<std::string>())
+                              : std::nullopt;
+    return fail(category.value_or(ErrorCategory::internal), message);
+}
+
+Result<std::unique_ptr<AgentDriverRelease>> AgentDriverRelease::ask(const std::string& state_dir,
+                                                                    double seconds,
+                                                                    const std::string& reason) {
+    const std::string path = local_channel_path(state_dir);
+    if (auto trusted = socket_file_trusted(path); !trusted) return std::unexpected(trusted.error());
+    auto fd = net::connect_local(path);
+    if (!fd) {
+        if (fd.error().category == ErrorCategory::not_found) return nullptr;  // no agent
+        return std::unexpected(fd.error());
+    }
+    auto peer = net::peer_credentials(fd->get());
+    if (!peer) return std::unexpected(peer.error());
+    if (peer->pid == ::getpid()) return nullptr;  // this is the agent: its engine lets go itself
+    if (!net::trusted_local_peer(peer->uid, ::geteuid())) {
+        return fail(ErrorCategory::refused,
+                    fmt::format("the process serving {} (PID {}) runs as uid {}, neither root nor "
+                                "this user: not asked",
+                                path, peer->pid, peer->uid));
+    }
+    net::LineChannel channel(std::move(*fd), kLocalLineBytes);
+    const double hold = std::clamp(seconds, 1.0, kMaxReleaseSeconds);
+    const nlohmann::json request{{"v", kLocalChannelVersion},
+                                 {"request", "release_driver_session"},
+                                 {"seconds", hold},
+                                 {"reason", reason}};
+    // Letting go waits for the agent's sample in progress (a sweep) to end.
+    const net::Deadline deadline = in_seconds(30);
+    if (auto sent = channel.write_line(request.dump(), deadline); !sent) {
+        return std::unexpected(sent.error());
+    }
+    auto line = channel.read_line(deadline);
+    if (!line) {
+        return fail(ErrorCategory::unavailable,
+                    fmt::format("the agent (PID {}) did not let go of its driver session: {}",
+                                peer->pid, line.error().what));
+    }
+    auto reply = parse_local_reply(*line);
+    if (!reply) {
+        return std::unexpected(
+            as(reply.error().category,
+               Error{fmt::format("the agent (PID {}) did not let go of its driver session: {}",
+                                 peer->pid, reply.error().what)}));
+    }
+    return std::unique_ptr<AgentDriverRelease>(
+        new AgentDriverRelease(std::move(channel), peer->pid));
+}
+
+void AgentDriverRelease::resume() {
+    if (resumed_) return;
+    resumed_ = true;
+    const net::Deadline deadline = in_seconds(10);
+    const nlohmann::json request{{"v", kLocalChannelVersion}, {"request", "resume_driver_session"}};
+    if (channel_.write_line(request.dump(), deadline)) (void)channel_.read_line(deadline);
+}
+
+AgentDriverRelease::~AgentDriverRelease() {
+    resume();
+}
+
+}  // namespace gpukill::engine
