@@ -118,9 +118,11 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     AgentCore core(std::move(engine), options.metrics, log);
     std::unique_ptr<PolicyWatch> watch;
     if (options.guard) {
-        const std::string path = options.guard->policy_path;
-        core.start_guard(std::move(*options.guard), options.guard_actor);
-        watch = watch_policy(path, log);
+        if (auto started = core.start_guard(std::move(*options.guard), options.guard_actor);
+            !started) {
+            return std::unexpected(started.error());
+        }
+        watch = watch_policy(*core.policy_path(), log);
     } else {
         log("no guard policy: sampling and serving only");
     }

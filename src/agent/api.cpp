@@ -155,7 +155,7 @@ ApiResponse api_rogue(AgentCore& core, const ApiRequest& request) {
     auto scanned = core.with_engine(
         [&](engine::Engine& e) { return engine::rogue_scan(e, *parsed, request.actor); });
     if (!scanned) return error_response(scanned.error());
-    return api_ok(scanned->document());
+    return api_ok(scanned->document);
 }
 
 // As `gpukill guard test`: the policy (its YAML) judged against this host now, or

@@ -119,7 +119,8 @@ ActionRow describe_action(const Json& record) {
     return row;
 }
 
-std::string actions_table(const AuditScope& scope, const audit::ActionLog& log, OutputWidth width) {
+std::string actions_table(const engine::ActionsOutcome& log, OutputWidth width) {
+    const AuditScope& scope = log.scope;
     std::string out = fmt::format("Actions ({})\nLog: {}\n", describe_window(scope), scope.source);
     if (log.skipped_lines > 0) {
         out += fmt::format("{} line{} of the log skipped: not a record (cut short or damaged)\n",

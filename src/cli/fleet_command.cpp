@@ -24,7 +24,7 @@
 #include "fleet/fleet_run.hpp"
 #include "fleet/inventory.hpp"
 #include "fleet/ssh_transport.hpp"
-#include "host/interrupt.hpp"
+#include "sys/interrupt.hpp"
 
 namespace gpukill::cli {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "cli/command_line.hpp"
 #include "cli/snapshot_table.hpp"
-#include "discovery/snapshot_json_read.hpp"
 #include "model/human_format.hpp"
 #include "model/json_text.hpp"
+#include "model/snapshot_json_read.hpp"
 
 namespace gpukill::cli {
 namespace {

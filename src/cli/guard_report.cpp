@@ -1,6 +1,6 @@
 #include "cli/guard_report.hpp"
 
-#include "guard/decision_text.hpp"
+#include "model/guard_decision_text.hpp"
 
 #include <fmt/format.h>
 

@@ -142,9 +142,7 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
     }
     inputs.holders = std::move(sweep.holders);
     Snapshot snapshot = merge_snapshot(std::move(inputs));
-    for (SnapshotProcess& process : snapshot.processes) {
-        process.orphaned = process.info_complete && looks_orphaned(process.info);
-    }
+    mark_orphans(snapshot);
     snapshot.processes_fdinfo_denied = fdinfo.denied.size();
     snapshot.devfs = roots.devfs;
     snapshot.host_pid_namespace = procfs_shows_initial_pid_namespace(roots);

@@ -149,4 +149,10 @@ Snapshot merge_snapshot(MergeInputs inputs) {
     return snapshot;
 }
 
+void mark_orphans(Snapshot& snapshot) {
+    for (SnapshotProcess& process : snapshot.processes) {
+        process.orphaned = process.info_complete && looks_orphaned(process.info);
+    }
+}
+
 }  // namespace gpukill

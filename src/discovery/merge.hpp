@@ -35,4 +35,8 @@ struct MergeInputs {
 // NVIDIA minor number or, for DRM nodes, by PCI address.
 Snapshot merge_snapshot(MergeInputs inputs);
 
+// Sets `orphaned` on every holder whose details were read and that looks re-parented
+// after its parent died (looks_orphaned): the last step of a discovery.
+void mark_orphans(Snapshot& snapshot);
+
 }  // namespace gpukill

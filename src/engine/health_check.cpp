@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "detect/config_file.hpp"
-#include "engine/rogue_scan.hpp"
+#include "engine/rogue_scoring.hpp"
 #include "model/human_format.hpp"
 
 namespace gpukill::engine {
@@ -189,7 +189,7 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
         if (!config) {
             outcome.unknowns.push_back("rogue detection not run: " + config.error().what);
         } else {
-            const RogueScanOutcome scanned = score_rogues(engine.config(), snapshot, {}, *config);
+            const RogueScoring scanned = score_rogues(engine.config(), snapshot, {}, *config);
             for (const detect::Assessment& finding : scanned.report.findings) {
                 add(outcome, "rogue_process",
                     finding.holder.gpus.empty()

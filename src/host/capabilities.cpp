@@ -5,8 +5,8 @@
 #include <charconv>
 #include <optional>
 
-#include "host/parse_util.hpp"
 #include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -61,10 +61,7 @@ TEST(AuditJson, EveryDocumentStartsWithTheSameHeader) {
                      .since_unix_ms = 1'764'460'800'000,
                      .until_unix_ms = 1'764'468'000'000,
                      .user = "alice"};
-    audit::ActionLog log;
-    log.skipped_lines = 2;
-    log.records.push_back(Json{{"event", "result"}});
-    const Json doc = actions_json(scope, log);
+    const Json doc = actions_json(scope, {Json{{"event", "result"}}}, 2);
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc["kind"], "actions");
     EXPECT_EQ(doc["source"], "/var/lib/gpukill/audit.jsonl");

@@ -1,4 +1,4 @@
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 
 namespace gpukill::guard {
 

@@ -1,5 +1,5 @@
 // The local channel's socket: its file, who is at the other end, and bounded lines.
-#include "net/local_socket.hpp"
+#include "sys/local_socket.hpp"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace gpukill::net {
+namespace gpukill::sys {
 namespace local_socket_test {
 namespace {
 
@@ -116,4 +116,4 @@ TEST(LineChannelTest, AClosedPeerEndsTheStream) {
 
 }  // namespace
 }  // namespace local_socket_test
-}  // namespace gpukill::net
+}  // namespace gpukill::sys

@@ -1,4 +1,4 @@
-#include "discovery/snapshot_json_read.hpp"
+#include "model/snapshot_json_read.hpp"
 
 #include <fmt/format.h>
 
@@ -7,14 +7,14 @@
 #include <cstdio>
 #include <ctime>
 
-#include "host/proc_parse.hpp"
+#include "model/device_node.hpp"
 #include "model/nvidia_architecture.hpp"
+#include "model/start_time.hpp"
 
 namespace gpukill {
 namespace {
 
-using json = nlohmann::json;
-constexpr long kLinuxUserHz = 100;
+using document_json = nlohmann::json;
 
 // Reads fields with their documented types; the first mismatch is kept as the error.
 class Fields {
@@ -22,7 +22,7 @@ class Fields {
     explicit Fields(std::string where) : where_(std::move(where)) {}
 
     template <class T>
-    std::optional<T> optional(const json& object, const char* key) {
+    std::optional<T> optional(const document_json& object, const char* key) {
         auto found = object.find(key);
         if (found == object.end() || found->is_null()) return std::nullopt;
         if (!matches<T>(*found)) {
@@ -32,7 +32,7 @@ class Fields {
         return found->get<T>();
     }
     template <class T>
-    T required(const json& object, const char* key, T fallback = T{}) {
+    T required(const document_json& object, const char* key, T fallback = T{}) {
         auto found = object.find(key);
         if (found == object.end() || !matches<T>(*found)) {
             bad(key);
@@ -40,8 +40,8 @@ class Fields {
         }
         return found->get<T>();
     }
-    const json& array(const json& object, const char* key) {
-        static const json empty = json::array();
+    const document_json& array(const document_json& object, const char* key) {
+        static const document_json empty = document_json::array();
         auto found = object.find(key);
         if (found == object.end() || !found->is_array()) {
             bad(key);
@@ -56,20 +56,20 @@ class Fields {
 
   private:
     template <class T>
-    static bool matches(const json& value) {
+    static bool matches(const document_json& value) {
         if constexpr (std::is_same_v<T, bool>) {
             return value.is_boolean();
         } else if constexpr (std::is_same_v<T, std::string>) {
             return value.is_string();
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
             if (!value.is_array()) return false;
-            for (const json& item : value) {
+            for (const document_json& item : value) {
                 if (!item.is_string()) return false;
             }
             return true;
         } else if constexpr (std::is_same_v<T, std::vector<pid_t>>) {
             if (!value.is_array()) return false;
-            for (const json& item : value) {
+            for (const document_json& item : value) {
                 if (!item.is_number_integer()) return false;
             }
             return true;
@@ -110,7 +110,7 @@ std::optional<std::pair<std::string, DeviceNode>> split_device_path(const std::s
     return std::nullopt;
 }
 
-Gpu read_gpu(const json& doc, Fields& fields) {
+Gpu read_gpu(const document_json& doc, Fields& fields) {
     Gpu gpu;
     GpuReading& r = gpu.reading;
     gpu.index = fields.required<unsigned>(doc, "index");
@@ -166,7 +166,7 @@ Gpu read_gpu(const json& doc, Fields& fields) {
     return gpu;
 }
 
-SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot) {
+SnapshotProcess read_process(const document_json& doc, Fields& fields, Snapshot& snapshot) {
     SnapshotProcess process;
     ProcessInfo& info = process.info;
     info.pid = fields.required<pid_t>(doc, "pid");
@@ -211,7 +211,7 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
             fields.bad("role");
         }
     }
-    for (const json& use_doc : fields.array(doc, "gpus")) {
+    for (const document_json& use_doc : fields.array(doc, "gpus")) {
         ProcessGpuUse use;
         use.gpu_index = fields.required<unsigned>(use_doc, "index");
         use.memory_bytes = fields.optional<std::uint64_t>(use_doc, "memory_bytes");
@@ -268,7 +268,7 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
 }  // namespace
 
 Result<Snapshot> snapshot_from_json(std::string_view text) {
-    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const document_json doc = document_json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object()) {
         return fail("not a `gpukill list --json` document: not a JSON object");
     }
@@ -281,7 +281,7 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
     snapshot.clock_ticks_per_second = kLinuxUserHz;
     snapshot.host = fields.required<std::string>(doc, "host");
     snapshot.timestamp_unix_ms = fields.required<std::int64_t>(doc, "timestamp_unix_ms");
-    for (const json& backend : fields.array(doc, "backends")) {
+    for (const document_json& backend : fields.array(doc, "backends")) {
         snapshot.backends.push_back(BackendStatus{
             .name = fields.required<std::string>(backend, "name"),
             .loaded = fields.required<bool>(backend, "loaded"),
@@ -301,9 +301,9 @@ Result<Snapshot> snapshot_from_json(std::string_view text) {
     } else {
         fields.bad("visibility");
     }
-    for (const json& gpu : fields.array(doc, "gpus"))
+    for (const document_json& gpu : fields.array(doc, "gpus"))
         snapshot.gpus.push_back(read_gpu(gpu, fields));
-    for (const json& process : fields.array(doc, "processes")) {
+    for (const document_json& process : fields.array(doc, "processes")) {
         snapshot.processes.push_back(read_process(process, fields, snapshot));
     }
     snapshot.warnings = fields.required<std::vector<std::string>>(doc, "warnings");

@@ -1,6 +1,6 @@
-#include "guard/decision_json.hpp"
+#include "model/guard_decision_json.hpp"
 
-#include "guard/decision_text.hpp"
+#include "model/guard_decision_text.hpp"
 #include "model/json_optional.hpp"
 
 namespace gpukill::guard {

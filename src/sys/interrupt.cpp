@@ -1,4 +1,4 @@
-#include "host/interrupt.hpp"
+#include "sys/interrupt.hpp"
 
 #include <csignal>
 

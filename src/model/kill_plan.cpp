@@ -1,4 +1,4 @@
-#include "reclaim/plan.hpp"
+#include "model/kill_plan.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "model/process.hpp"
 
 namespace gpukill::guard {

@@ -1,4 +1,4 @@
-#include "reclaim/reset_status.hpp"
+#include "model/reset_status.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "host/own_programs.hpp"
+#include "sys/own_programs.hpp"
 
 #include <system_error>
 

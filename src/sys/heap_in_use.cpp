@@ -1,4 +1,4 @@
-#include "host/heap_in_use.hpp"
+#include "sys/heap_in_use.hpp"
 
 #include <malloc.h>
 

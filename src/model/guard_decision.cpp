@@ -1,4 +1,4 @@
-#include "guard/decision.hpp"
+#include "model/guard_decision.hpp"
 
 #include <algorithm>
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "host/fd_io.hpp"
 #include "model/result.hpp"
+#include "sys/fd_io.hpp"
 
-namespace gpukill::net {
+namespace gpukill::sys {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
@@ -64,4 +64,4 @@ class LineChannel {
     std::string buffer_;  // read past the last line returned
 };
 
-}  // namespace gpukill::net
+}  // namespace gpukill::sys

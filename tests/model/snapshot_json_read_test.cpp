@@ -1,6 +1,6 @@
 // `gpukill list --json` read back into a Snapshot: the document round-trips field for
 // field, and documents of another schema or with wrong types are refused.
-#include "discovery/snapshot_json_read.hpp"
+#include "model/snapshot_json_read.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "guard/decision.hpp"
+#include "model/guard_decision.hpp"
 
 namespace gpukill::guard {
 

@@ -1,4 +1,4 @@
-#include "net/local_socket.hpp"
+#include "sys/local_socket.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gpukill::net {
+namespace gpukill::sys {
 namespace {
 
 Result<sockaddr_un> address_of(const std::string& path) {
@@ -157,4 +157,4 @@ bool LineChannel::wait_readable(Deadline deadline, int also) {
     }
 }
 
-}  // namespace gpukill::net
+}  // namespace gpukill::sys

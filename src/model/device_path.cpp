@@ -3,8 +3,8 @@
 // the accel subsystem); the choices for edge cases are documented in proc_parse.hpp.
 #include <string>
 
-#include "host/parse_util.hpp"
-#include "host/proc_parse.hpp"
+#include "model/device_node.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "host/proc_parse.hpp"
+#include "model/device_node.hpp"
 
 namespace gpukill {
 namespace {

@@ -1,4 +1,4 @@
-#include "guard/decision_text.hpp"
+#include "model/guard_decision_text.hpp"
 
 #include <fmt/format.h>
 

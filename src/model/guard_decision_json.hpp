@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "guard/decision.hpp"
+#include "model/guard_decision.hpp"
 
 namespace gpukill::guard {
 

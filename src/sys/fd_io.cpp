@@ -1,4 +1,4 @@
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,10 +1,10 @@
-#include "cli/doctor.hpp"
+#include "engine/doctor.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-namespace gpukill::cli {
+namespace gpukill::engine {
 namespace {
 
 const DoctorCheck& find(const std::vector<DoctorCheck>& checks, const std::string& name) {
@@ -78,4 +78,4 @@ TEST(Doctor, SaysWhyHoldersAreNotTrackedFromKernelEvents) {
 }
 
 }  // namespace
-}  // namespace gpukill::cli
+}  // namespace gpukill::engine
