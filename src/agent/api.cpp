@@ -16,6 +16,7 @@
 #include "engine/request_json.hpp"
 #include "engine/reset.hpp"
 #include "engine/rogue_scan.hpp"
+#include "model/bounded_json.hpp"
 #include "model/byte_size.hpp"
 #include "model/human_format.hpp"
 #include "model/json_text.hpp"
@@ -74,7 +75,8 @@ Result<double> api_hours_param(const Params& params) {
 }
 
 Result<json> api_parse_body(const std::string& body) {
-    json parsed = json::parse(body, nullptr, false);
+    json parsed =
+        parse_json_bounded(body, {.max_bytes = body.size()}).value_or(json::value_t::discarded);
     if (parsed.is_discarded()) {
         return fail(ErrorCategory::invalid_input, "the request body is not JSON");
     }

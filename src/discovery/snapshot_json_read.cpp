@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "host/proc_parse.hpp"
+#include "model/bounded_json.hpp"
 #include "model/nvidia_architecture.hpp"
 
 namespace gpukill {
@@ -259,10 +260,15 @@ SnapshotProcess read_process(const json& doc, Fields& fields, Snapshot& snapshot
 }  // namespace
 
 Result<Snapshot> snapshot_from_json(std::string_view text) {
-    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) {
-        return fail("not a `gpukill list --json` document: not a JSON object");
+    auto parsed = parse_json_bounded(text, JsonBounds{.max_bytes = kMaxSnapshotJsonBytes});
+    if (!parsed) {
+        return fail("not a `gpukill list --json` document: " +
+                    (parsed.error().kind == JsonRefusal::Kind::invalid
+                         ? std::string("not a JSON object")
+                         : parsed.error().what));
     }
+    const json doc = std::move(*parsed);
+    if (!doc.is_object()) return fail("not a `gpukill list --json` document: not a JSON object");
     auto version = doc.find("schema_version");
     if (version == doc.end() || !version->is_number_integer() || *version != 1) {
         return fail("not a `gpukill list --json` document of schema version 1");
