@@ -168,7 +168,8 @@ TEST(AgentLimits, AConnectionFloodIsAnswered503AndHealthIsStillAnswered) {
         flood.push_back(std::move(socket));
     }
     EXPECT_EQ(flood.size(), kFlood);
-    // The health check a kubelet makes meanwhile: an answer within 3 s.
+    // The health check a kubelet makes meanwhile: an answer within 5 s (its default
+    // probe timeout is 1 s; the margin is for a loaded ASan build).
     const auto asked = PeerClock::now();
     PeerSocket probe(connect_loopback(port));
     ASSERT_TRUE(probe);
@@ -176,7 +177,7 @@ TEST(AgentLimits, AConnectionFloodIsAnswered503AndHealthIsStillAnswered) {
     const PeerAnswer health = read_answer(probe.get(), 10, "\r\n\r\n");
     const double waited = std::chrono::duration<double>(PeerClock::now() - asked).count();
     EXPECT_TRUE(status_of(health.text) == 200 || status_of(health.text) == 503) << health.text;
-    EXPECT_LT(waited, 3) << "/healthz waited " << waited << " s";
+    EXPECT_LT(waited, 5) << "/healthz waited " << waited << " s";
 
     // Nearly every connection of the flood was told why it was refused.
     std::size_t refused = 0;

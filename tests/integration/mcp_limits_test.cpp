@@ -143,7 +143,7 @@ TEST(McpLimits, SlowConnectionsDoNotSilenceTheServer) {
         const double seconds = std::chrono::duration<double>(PeerClock::now() - start).count();
         ASSERT_TRUE(answer) << "ping " << i << ": " << httplib::to_string(answer.error());
         EXPECT_EQ(answer->status, 200);
-        EXPECT_LT(seconds, 2) << "ping " << i << " took " << seconds << " s";
+        EXPECT_LT(seconds, 3) << "ping " << i << " took " << seconds << " s";
     }
 }
 
