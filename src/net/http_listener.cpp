@@ -33,8 +33,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
 // After a refusal the listener reads and drops what the peer still sends (so that it
-// sees the answer rather than a reset), this much at most, for this long at most.
-constexpr std::size_t kMaxDrainBytes = 1 << 20;
+// sees the answer rather than a reset: a client writing a 5 MiB body it was refused
+// reads the 413 only once its write is done), this much at most, for this long at
+// most. Dropped as it comes: it costs time on the event loop, never memory.
+constexpr std::size_t kMaxDrainBytes = 16u << 20;
 constexpr double kDrainSeconds = 2;
 
 Clock::duration seconds(double value) {
