@@ -38,6 +38,7 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // most. Dropped as it comes: it costs time on the event loop, never memory.
 constexpr std::size_t kMaxDrainBytes = 16u << 20;
 constexpr double kDrainSeconds = 2;
+constexpr int kAcceptBatch = 64;
 
 Clock::duration seconds(double value) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
@@ -131,12 +132,28 @@ struct HttpListener::Impl {
         std::size_t reserved = 0;  // body bytes counted in the in-flight total
         std::uint32_t armed = 0;   // epoll events registered; 0: not registered
         // Set by the worker:
-        HttpResponse response;
         bool answer_written = false;
         bool keep_alive = false;
+        bool counted_out = false;  // its last answer is being written: not held against the cap
+
+        // The socket's two ends, copied into each request read from it.
+        std::string remote_address;
+        std::uint16_t remote_port = 0;
+        std::string local_address;
+        std::uint16_t local_port = 0;
 
         Connection(SocketChannel c, HttpLimits limits)
             : channel(std::move(c)), reader(HttpMessageKind::request, limits) {}
+
+        // Ready for the next request on this connection.
+        void next_request(HttpLimits limits) {
+            reader = HttpMessageReader(HttpMessageKind::request, limits);
+            request = HttpRequest{};
+            request.remote_address = remote_address;
+            request.remote_port = remote_port;
+            request.local_address = local_address;
+            request.local_port = local_port;
+        }
     };
 
     class FileDescriptor {
@@ -173,6 +190,10 @@ struct HttpListener::Impl {
     std::deque<Connection*> queue;
     bool queue_closed = false;
     std::vector<Connection*> returned;  // guarded by queue_mutex
+    // Connections whose last answer a worker writes or has written, not yet taken back.
+    // Counted out before the answer is written, so a client that reconnects as soon as it
+    // has read it never finds its old connection still held against the cap.
+    std::atomic<std::size_t> finishing{0};
     std::vector<std::thread> workers;
 
     // --- reactor -------------------------------------------------------------------
@@ -462,8 +483,11 @@ struct HttpListener::Impl {
         ::close(fd);
     }
 
+    // Takes the connections waiting, a batch at a time: a client that reconnects as fast
+    // as it is answered must not keep the loop from the workers' finished connections.
     void accept_all() {
-        for (;;) {
+        for (int batch = 0; batch < kAcceptBatch; ++batch) {
+            take_returned();  // a finished connection frees its place first
             sockaddr_storage remote{};
             socklen_t length = sizeof remote;
             const int fd = ::accept4(listen_fd.get(), reinterpret_cast<sockaddr*>(&remote), &length,
@@ -481,7 +505,7 @@ struct HttpListener::Impl {
                 }
                 return;  // EAGAIN, or an error the next readiness will show again
             }
-            if (stopping || connections.size() >= 2 * settings.max_connections) {
+            if (stopping || live_connections() >= 2 * settings.max_connections) {
                 shed_at_once(fd);
                 continue;
             }
@@ -489,13 +513,14 @@ struct HttpListener::Impl {
             if (!channel) continue;  // it closed fd
             auto connection = std::make_unique<Connection>(std::move(*channel), settings.limits);
             Connection& c = *connection;
-            describe_address(remote, c.request.remote_address, c.request.remote_port);
+            describe_address(remote, c.remote_address, c.remote_port);
             sockaddr_storage local{};
             socklen_t local_length = sizeof local;
             if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) == 0) {
-                describe_address(local, c.request.local_address, c.request.local_port);
+                describe_address(local, c.local_address, c.local_port);
             }
-            c.shed = connections.size() >= settings.max_connections;
+            c.next_request(settings.limits);
+            c.shed = live_connections() >= settings.max_connections;
             c.deadline = Clock::now() + seconds(c.shed ? kDrainSeconds : settings.request_seconds);
             c.phase = tls ? Phase::handshake : Phase::reading;
             connections.emplace(fd, std::move(connection));
@@ -508,6 +533,10 @@ struct HttpListener::Impl {
         }
     }
 
+    std::size_t live_connections() const {
+        return connections.size() - std::min(connections.size(), finishing.load());
+    }
+
     void take_returned() {
         std::vector<Connection*> back;
         {
@@ -517,23 +546,17 @@ struct HttpListener::Impl {
         for (Connection* c : back) {
             release_body(*c);
             ++c->served;
+            if (c->counted_out) {
+                c->counted_out = false;
+                finishing.fetch_sub(1);
+            }
             if (!c->answer_written || !c->keep_alive || stopping) {
                 close_connection(*c);
                 continue;
             }
             // Ready for the next request on this connection.
             const std::string leftover = std::move(c->leftover);
-            const std::string remote = c->request.remote_address;
-            const std::string local = c->request.local_address;
-            const std::uint16_t remote_port = c->request.remote_port;
-            const std::uint16_t local_port = c->request.local_port;
-            c->reader = HttpMessageReader(HttpMessageKind::request, settings.limits);
-            c->request = HttpRequest{};
-            c->request.remote_address = remote;
-            c->request.remote_port = remote_port;
-            c->request.local_address = local;
-            c->request.local_port = local_port;
-            c->response = HttpResponse{};
+            c->next_request(settings.limits);
             c->phase = Phase::reading;
             c->read_wait = IoWait::readable;
             c->request_started = false;
@@ -584,33 +607,42 @@ struct HttpListener::Impl {
                 c = queue.front();
                 queue.pop_front();
             }
-            answer(*c);
+            HttpRequest request = std::move(c->request);
+            HttpResponse response = answer(*c, request);
+            // The connection goes back before `answered` runs: a callback that waits (the
+            // agent counts responses under the lock its metrics are rendered under) must
+            // not keep a finished connection counted against the cap.
             {
                 std::lock_guard lock(queue_mutex);
                 returned.push_back(c);
             }
             wake();
+            request.body.clear();
+            request.body.shrink_to_fit();
+            if (handlers.answered) handlers.answered(request, response);
         }
     }
 
-    void answer(Connection& c) {
+    // Handles `request` (taken from `c`) and writes the answer on `c`.
+    HttpResponse answer(Connection& c, const HttpRequest& request) {
         HttpResponse response;
         try {
-            response = handlers.handle(c.request);
+            response = handlers.handle(request);
         } catch (const std::exception& e) {
             response = handlers.refusal(500, e.what());
         }
         const std::size_t left = settings.max_requests_per_connection -
                                  std::min(settings.max_requests_per_connection, c.served + 1);
         c.keep_alive = !response.close && c.reader.head().keep_alive() && left > 0 && !stopping;
+        if (!c.keep_alive) {
+            c.counted_out = true;
+            finishing.fetch_add(1);
+        }
         const std::string wire = serialize_response(
-            response, c.keep_alive, c.request.method == "HEAD", settings.idle_seconds, left);
+            response, c.keep_alive, request.method == "HEAD", settings.idle_seconds, left);
         c.answer_written =
             write_within(c.channel, wire, Clock::now() + seconds(settings.write_seconds));
-        if (handlers.answered) handlers.answered(c.request, response);
-        c.response = std::move(response);
-        c.request.body.clear();
-        c.request.body.shrink_to_fit();
+        return response;
     }
 
     static bool write_within(SocketChannel& channel, std::string_view data,
@@ -671,6 +703,7 @@ struct HttpListener::Impl {
                     on_event(*found->second);
                 }
             }
+            take_returned();  // what the workers finished meanwhile (cheap when none)
             expire(Clock::now());
         }
         // Stop: no new connection; what the workers hold is answered (keep-alive off).

@@ -105,7 +105,9 @@ struct HttpHandlers {
     // The answer the listener gives by itself: 400, 408, 413, 414, 431, 500, 501, 503,
     // 505, with why.
     std::function<HttpResponse(int status, const std::string& reason)> refusal;
-    // After each answer is written (logs, counters); `request` holds what was read of it.
+    // After each answer is written (logs, counters); `request` holds what was read of it,
+    // without its body. On a worker once the connection is released, or on the
+    // listener's thread for the answers it gives itself: it may wait briefly, not long.
     std::function<void(const HttpRequest& request, const HttpResponse& response)> answered;
 };
 

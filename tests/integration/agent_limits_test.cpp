@@ -102,6 +102,23 @@ TEST(AgentLimits, FloodsBeforeAndAfterAuthenticationAreRefusedInBoundedMemory) {
     EXPECT_EQ(client.Get("/healthz")->status, 200);
 }
 
+// A client that reconnects as soon as it is answered holds one connection at a time:
+// the listener must count a finished connection out before it takes the next (it once
+// went on accepting while the workers' finished connections waited, and answered 503).
+TEST(AgentLimits, AClientReconnectingAsFastAsItIsAnsweredIsNeverRefused) {
+    SimulatedHost host;
+    RunningAgent agent(host, {"--max-connections", "1"}, without_asan_quarantine());
+    std::map<int, int> statuses;
+    for (int i = 0; i < 1000; ++i) {
+        PeerSocket socket(connect_loopback(agent.port()));
+        ASSERT_TRUE(socket);
+        ASSERT_TRUE(send_all(
+            socket.get(), "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+        ++statuses[status_of(read_answer(socket.get(), 10, "\r\n\r\n").text)];
+    }
+    EXPECT_EQ(statuses[200], 1000) << "503: " << statuses[503] << ", none: " << statuses[0];
+}
+
 // One byte every 100 ms kept cpp-httplib's per-read timeout from ever expiring.
 TEST(AgentLimits, AClientDrippingItsRequestIsCutOffWithinTheRequestTimeout) {
     SimulatedHost host;
