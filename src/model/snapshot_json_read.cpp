@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "model/bounded_json.hpp"
 #include "model/device_node.hpp"
 #include "model/nvidia_architecture.hpp"
 #include "model/start_time.hpp"
@@ -268,10 +269,15 @@ SnapshotProcess read_process(const document_json& doc, Fields& fields, Snapshot&
 }  // namespace
 
 Result<Snapshot> snapshot_from_json(std::string_view text) {
-    const document_json doc = document_json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) {
-        return fail("not a `gpukill list --json` document: not a JSON object");
+    auto parsed = parse_json_bounded(text, JsonBounds{.max_bytes = kMaxSnapshotJsonBytes});
+    if (!parsed) {
+        return fail("not a `gpukill list --json` document: " +
+                    (parsed.error().kind == JsonRefusal::Kind::invalid
+                         ? std::string("not a JSON object")
+                         : parsed.error().what));
     }
+    const document_json doc = std::move(*parsed);
+    if (!doc.is_object()) return fail("not a `gpukill list --json` document: not a JSON object");
     auto version = doc.find("schema_version");
     if (version == doc.end() || !version->is_number_integer() || *version != 1) {
         return fail("not a `gpukill list --json` document of schema version 1");

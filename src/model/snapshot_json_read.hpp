@@ -10,12 +10,16 @@
 // schema version, or one whose fields have the wrong types, is an error.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill {
+
+// A document over this size, or nested deeper than kMaxJsonDepth, is refused unread.
+inline constexpr std::size_t kMaxSnapshotJsonBytes = 256u << 20;
 
 Result<Snapshot> snapshot_from_json(std::string_view text);
 

@@ -137,5 +137,16 @@ TEST(SnapshotJsonRead, OtherDocumentsAreRefused) {
     EXPECT_FALSE(snapshot_from_json(document.dump()));
 }
 
+// `guard test --snapshot FILE` reads a file anyone may have written: 150,000 nested
+// brackets are refused before a tree is built (and copied, and printed, recursively).
+TEST(SnapshotJsonRead, DeeplyNestedDocumentsAreRefusedUnbuilt) {
+    const std::string deep = R"({"schema_version": 1, "host": )" + std::string(150000, '[') +
+                             std::string(150000, ']') + "}";
+    auto refused = snapshot_from_json(deep);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().what,
+              "not a `gpukill list --json` document: nested deeper than 64 levels");
+}
+
 }  // namespace
 }  // namespace gpukill
