@@ -24,7 +24,9 @@ struct CheckRequest {
     // above which it is a problem (a leak, or holders the driver does not list).
     std::uint64_t unaccounted_memory_bytes = 256ULL << 20;
     bool orphans = true;  // orphaned holders (a dead trainer's workers) are a problem
-    bool rogue = true;    // a rogue finding (CONFIG_DIR/rogue.yaml) is a problem
+    // A rogue finding scoring rogue.yaml's check_threshold (60) or more is a problem; a
+    // lower finding is a note (docs/ROGUE.md, "gpukill check").
+    bool rogue = true;
     // When given, a holder whose user is not in it is a problem (a CI runner expects its
     // GPUs idle: an empty set).
     std::optional<std::set<std::string>> allowed_users;
