@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "host/process_access.hpp"
 #include "model/backend_status.hpp"
 
 namespace gpukill::cli {
@@ -22,6 +23,9 @@ struct DoctorFacts {
     bool procfs_readable = false;
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
+    // Who is asking, and what the refused processes hold: the advice names what is
+    // missing (root, a capability, the host's PID namespace), not always "run as root".
+    ProcessAccessFacts access;
     std::size_t nvidia_device_nodes = 0;  // devfs/nvidia[0-9]+
     std::size_t dri_device_nodes = 0;     // devfs/dri/card*, renderD*
     bool kfd_present = false;

@@ -1,0 +1,49 @@
+// Why this process cannot read other processes' open files, said as what is missing:
+// not root; root without CAP_SYS_PTRACE (a container drops it by default); or, with
+// both, processes beyond any root here (a sandbox's or VM's init holding capabilities
+// this process lacks). And whether gpukill sees only its own PID namespace (a container
+// without the host's PID namespace), where the host's holders are simply absent.
+// Deciding is pure (facts in, words out); reading the facts is a few status files.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/roots.hpp"
+
+namespace gpukill {
+
+struct ProcessAccessFacts {
+    uid_t euid = 0;
+    std::optional<std::uint64_t> effective_caps;  // this process's CapEff
+    // This process runs in a PID namespace below another (NSpid names several PIDs) and
+    // reads its own /proc: processes outside that namespace are not listed at all.
+    bool own_pid_namespace = false;
+    struct Denied {
+        pid_t pid = 0;
+        std::string comm;
+        std::optional<std::uint64_t> permitted_caps;  // its CapPrm
+    };
+    std::vector<Denied> denied;  // a few of the processes whose open files were refused
+};
+
+// What to do so that every process's open files can be read, for a parenthesis after
+// "GPU holders among them are not shown": "run as root (sudo gpukill ...)", "grant
+// CAP_SYS_PTRACE (...)", or why no grant helps.
+std::string unreadable_processes_advice(const ProcessAccessFacts& facts);
+
+// The same facts about gpukill's view, when its own PID namespace hides the host's
+// processes; empty when it sees the host's (or --procfs names another /proc).
+std::optional<std::string> pid_namespace_advice(const ProcessAccessFacts& facts);
+
+// Reads this process's status (always the running kernel's /proc/self) and the status
+// of at most 3 of `denied` under roots.procfs. A file that cannot be read leaves its
+// fact unknown.
+ProcessAccessFacts read_process_access_facts(const HostRoots& roots,
+                                             const std::vector<pid_t>& denied);
+
+}  // namespace gpukill
