@@ -29,6 +29,9 @@ struct GuardReport {
 inline constexpr int kGuardReportSchemaVersion = 1;
 
 std::string render_guard_report(const GuardReport& report);
+// The same text from its JSON document (guard_report_json): what a fleet host's answer
+// reads as. render_guard_report is this over guard_report_json, so both read alike.
+std::string render_guard_document(const nlohmann::ordered_json& doc);
 nlohmann::ordered_json guard_report_json(const GuardReport& report);
 
 }  // namespace gpukill::cli
