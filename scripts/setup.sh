@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   psmisc procps jq
   tmux
+  shellcheck mandoc
   openssh-client openssh-server iproute2 bc
   slurmctld slurm-client munge
   nodejs

@@ -41,15 +41,7 @@ int run_check(const std::string& path) {
                                                          : policy.error().what);
         return policy.error().errno_value != 0 ? exit_code::failure : exit_code::invalid_arguments;
     }
-    fmt::print(
-        "{}: valid (mode {}; {} user{}, {} group{}, {} GPU rule{}, {} time window{}, {} "
-        "runaway rule{})\n",
-        path, guard::to_string(policy->mode), policy->users.size(),
-        policy->users.size() == 1 ? "" : "s", policy->groups.size(),
-        policy->groups.size() == 1 ? "" : "s", policy->gpus.size(),
-        policy->gpus.size() == 1 ? "" : "s", policy->windows.size(),
-        policy->windows.size() == 1 ? "" : "s", policy->rules.size(),
-        policy->rules.size() == 1 ? "" : "s");
+    fmt::print("{}: valid ({})\n", path, guard::policy_contents(*policy));
     return exit_code::ok;
 }
 
