@@ -4,6 +4,7 @@
 // before any tool runs, so it cannot read through the server what it could not read
 // itself (the rogue scan's evidence, other users' command lines).
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
