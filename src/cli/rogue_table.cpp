@@ -2,24 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "cli/json_fields.hpp"
 #include "cli/text_table.hpp"
 #include "model/human_format.hpp"
 
 namespace gpukill::cli {
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-std::string text_of(const Json& doc, const char* field) {
-    const auto it = doc.find(field);
-    return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-template <class T>
-T number_of(const Json& doc, const char* field) {
-    const auto it = doc.find(field);
-    return it != doc.end() && it->is_number() ? it->get<T>() : T{};
-}
 
 constexpr std::size_t kTopEvidenceWidth = 60;
 
@@ -43,44 +31,48 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
+using Json = nlohmann::ordered_json;
+
 // One header for the group; under each process row, its evidence and notes.
 std::string render_group(const Json& group, bool show_allowed, OutputWidth width) {
     TextTable rows({"PID", "USER", "NAME", "SCORE", "RISK", "TOP EVIDENCE"},
                    {true, false, false, true, false, false});
+    std::vector<const Json*> items;
     for (const Json& item : group) {
-        const Json& evidence = item["evidence"];
+        if (!item.is_object()) continue;
+        items.push_back(&item);
+        const Json& evidence = json_fields::list(item, "evidence");
         const std::string top =
-            evidence.empty() ? "-"
-                             : shortened(text_of(evidence.front(), "detail"), kTopEvidenceWidth);
-        rows.add_row({std::to_string(number_of<long>(item, "pid")),
-                      printable(text_of(item, "user")), printable(text_of(item, "name")),
-                      std::to_string(number_of<int>(item, "score")), text_of(item, "risk"),
-                      printable(top)});
+            evidence.empty() || !evidence.front().is_object()
+                ? "-"
+                : shortened(json_fields::text(evidence.front(), "detail"), kTopEvidenceWidth);
+        rows.add_row({json_fields::text(item, "pid"), printable(json_fields::text(item, "user")),
+                      printable(json_fields::text(item, "name")), json_fields::text(item, "score"),
+                      json_fields::text(item, "risk"), printable(top)});
     }
     const std::vector<std::string> row_lines = lines_of(rows.render(0, width));
     std::string out = row_lines.front() + "\n";
-    for (std::size_t i = 0; i < group.size(); ++i) {
-        const Json& item = group[i];
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const Json& item = *items[i];
         out += row_lines[i + 1] + "\n";
         TextTable evidence({"WEIGHT", "SIGNAL", "EVIDENCE"}, {true, false, false});
-        for (const Json& piece : item["evidence"]) {
-            evidence.add_row({fmt::format("+{}", number_of<int>(piece, "weight")),
-                              text_of(piece, "signal"), printable(text_of(piece, "detail"))});
+        for (const Json& piece : json_fields::list(item, "evidence")) {
+            if (!piece.is_object()) continue;
+            evidence.add_row({"+" + json_fields::text(piece, "weight"),
+                              json_fields::text(piece, "signal"),
+                              printable(json_fields::text(piece, "detail"))});
         }
         const std::vector<std::string> evidence_lines = lines_of(evidence.render(6, width));
         for (std::size_t line = 1; line < evidence_lines.size(); ++line) {
             out += evidence_lines[line] + "\n";  // without the header: the columns speak
         }
-        const Json& allowed = item.contains("allowed_by") ? item["allowed_by"] : Json();
-        if (show_allowed && allowed.is_object()) {
-            out += fmt::format("      allowed by {} {}\n", text_of(allowed, "kind"),
-                               printable(text_of(allowed, "entry")));
+        auto allowed = item.find("allowed_by");
+        if (show_allowed && allowed != item.end() && allowed->is_object()) {
+            out += fmt::format("      allowed by {} {}\n", json_fields::text(*allowed, "kind"),
+                               printable(json_fields::text(*allowed, "entry")));
         }
-        if (item.contains("notes")) {
-            for (const Json& note : item["notes"]) {
-                if (note.is_string())
-                    out += "      note: " + printable(note.get<std::string>()) + "\n";
-            }
+        for (const Json& note : json_fields::list(item, "notes")) {
+            if (note.is_string()) out += "      note: " + printable(note.get<std::string>()) + "\n";
         }
     }
     return out;
@@ -88,19 +80,24 @@ std::string render_group(const Json& group, bool show_allowed, OutputWidth width
 
 }  // namespace
 
-std::string render_rogue_table(const nlohmann::ordered_json& report, OutputWidth width) {
+std::string render_rogue_table(const nlohmann::ordered_json& doc, OutputWidth width) {
     std::string out;
-    const auto examined = number_of<std::size_t>(report, "processes_examined");
-    const Json& usage = report.contains("usage_history") ? report["usage_history"] : Json();
-    const bool history_available = usage.is_object() && usage.value("available", false);
+    const std::size_t examined = json_fields::number_or<std::size_t>(doc, "processes_examined", 0);
+    const Json& findings = json_fields::list(doc, "findings");
+    const Json& allowed = json_fields::list(doc, "allowed");
+    static const Json kNoHistory = Json::object();
+    auto usage = doc.find("usage_history");
+    const Json& history_doc = usage != doc.end() && usage->is_object() ? *usage : kNoHistory;
+    auto available = history_doc.find("available");
+    auto hours = history_doc.find("window_hours");
     const std::string history =
-        history_available
-            ? fmt::format("last {:g} h of usage history", number_of<double>(usage, "window_hours"))
+        available != history_doc.end() && available->is_boolean() && available->get<bool>()
+            ? fmt::format(
+                  "last {:g} h of usage history",
+                  hours != history_doc.end() && hours->is_number() ? hours->get<double>() : 0.0)
             : "no usage history";
-    const std::string threshold = std::to_string(number_of<int>(report, "report_threshold"));
-    const std::string config = printable(text_of(report, "config_source"));
-    const Json findings = report.value("findings", Json::array());
-    const Json allowed = report.value("allowed", Json::array());
+    const std::string threshold = json_fields::text(doc, "report_threshold");
+    const std::string config = printable(json_fields::text(doc, "config_source"));
     if (findings.empty()) {
         out += fmt::format(
             "No rogue processes among {} GPU process{} (score >= {}; {}; config: {}).\n", examined,
@@ -118,16 +115,16 @@ std::string render_rogue_table(const nlohmann::ordered_json& report, OutputWidth
                            findings.empty() ? "\n" : "");
         out += render_group(allowed, true, width);
     }
-    const auto partly = number_of<std::size_t>(report, "processes_not_fully_examined");
-    if (partly > 0) {
+    const std::size_t partial =
+        json_fields::number_or<std::size_t>(doc, "processes_not_fully_examined", 0);
+    if (partial > 0) {
         out += fmt::format(
             "Note: {} of {} processes could not be fully examined (executable or descriptors not "
             "readable without privilege): run as root to judge every signal.\n",
-            partly, examined);
+            partial, examined);
     }
-    if (usage.is_object() && usage.contains("note") && usage["note"].is_string()) {
-        out += "Note: " + printable(usage["note"].get<std::string>()) + "\n";
-    }
+    const std::string note = json_fields::text(history_doc, "note");
+    if (!note.empty()) out += "Note: " + printable(note) + "\n";
     return fit_to_width(out, width);
 }
 

@@ -25,6 +25,7 @@ struct MergeInputs {
     std::vector<BackendStatus> backends;
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
+    std::vector<pid_t> denied_pids;        // the first few of them
     std::size_t processes_unreadable = 0;  // fd directories unreadable for other reasons
     bool process_scan_failed = false;      // procfs itself could not be listed
     std::vector<std::string> warnings;

@@ -12,6 +12,7 @@
 #include "backends/registry.hpp"
 #include "discovery/discover.hpp"
 #include "host/holder_tracker.hpp"
+#include "host/process_access.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -96,20 +97,32 @@ std::vector<DoctorCheck> diagnose(const DoctorFacts& facts) {
             .advice = "point --procfs (GPUKILL_PROCFS) at the host's /proc",
         });
     } else if (facts.processes_denied > 0) {
+        ProcessAccessFacts asking = facts.access;
+        asking.euid = facts.euid;
         checks.push_back(DoctorCheck{
             .name = "process visibility",
             .level = CheckLevel::warn,
             .detail = fmt::format("open files of {} of {} processes are unreadable (running as "
                                   "uid {})",
                                   facts.processes_denied, facts.processes_scanned, facts.euid),
-            .advice = "run as root (sudo gpukill ...) to see every user's GPU holders; without it "
-                      "orphaned workers of other users stay invisible",
+            .advice = unreadable_processes_advice(asking) +
+                      (facts.euid != 0 ? "; without it orphaned workers of other users stay "
+                                         "invisible"
+                                       : ""),
         });
     } else {
         checks.push_back(DoctorCheck{
             .name = "process visibility",
             .level = CheckLevel::ok,
             .detail = fmt::format("all {} processes' open files readable", facts.processes_scanned),
+        });
+    }
+    if (auto hidden = pid_namespace_advice(facts.access)) {
+        checks.push_back(DoctorCheck{
+            .name = "PID namespace",
+            .level = CheckLevel::warn,
+            .detail = "only this container's processes are visible",
+            .advice = *hidden,
         });
     }
     checks.push_back(DoctorCheck{
@@ -149,6 +162,7 @@ DoctorFacts gather_doctor_facts(const EngineConfig& config) {
     facts.gpus_found = snapshot.gpus.size();
     facts.processes_scanned = snapshot.processes_scanned;
     facts.processes_denied = snapshot.processes_denied;
+    facts.access = read_process_access_facts(config.roots, snapshot.denied_pids);
     facts.procfs_readable = access((config.roots.procfs + "/self/stat").c_str(), R_OK) == 0;
     facts.nvidia_device_nodes = count_entries(config.roots.devfs, std::regex("nvidia[0-9]+"));
     facts.dri_device_nodes =

@@ -15,6 +15,7 @@
 
 #include "engine/engine.hpp"
 #include "model/backend_status.hpp"
+#include "model/process_access_facts.hpp"
 
 namespace gpukill::engine {
 
@@ -25,6 +26,9 @@ struct DoctorFacts {
     bool procfs_readable = false;
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
+    // Who is asking, and what the refused processes hold: the advice names what is
+    // missing (root, a capability, the host's PID namespace), not always "run as root".
+    ProcessAccessFacts access;
     std::size_t nvidia_device_nodes = 0;  // devfs/nvidia[0-9]+
     std::size_t dri_device_nodes = 0;     // devfs/dri/card*, renderD*
     bool kfd_present = false;

@@ -179,6 +179,7 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
                     "idle (no holder at all) and allowed users contradict: give one");
     }
     CheckOutcome outcome;
+    std::size_t weak_findings = 0;
     const Snapshot snapshot = engine.snapshot().snapshot;
     outcome.gpus = snapshot.gpus.size();
     judge_visibility(snapshot, outcome);
@@ -191,14 +192,26 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
         } else {
             const RogueScoring scanned = score_rogues(engine.config(), snapshot, {}, *config);
             for (const detect::Assessment& finding : scanned.report.findings) {
+                // A check drains nodes: a finding is a problem from check_threshold (one
+                // sign only mining or hiding explains). Below it, weak signs together (a
+                // build in /tmp that names itself) are noted; `audit --rogue` shows them.
+                if (finding.score < config->config.check_threshold) {
+                    outcome.notes.push_back(fmt::format(
+                        "PID {} ({}) scores {} for rogue detection, below the {} a check "
+                        "counts: gpukill audit --rogue shows its evidence",
+                        finding.holder.info.pid, printable(finding.holder.info.comm), finding.score,
+                        config->config.check_threshold));
+                    ++weak_findings;
+                    continue;
+                }
                 add(outcome, "rogue_process",
                     finding.holder.gpus.empty()
                         ? std::nullopt
                         : std::optional<unsigned>(finding.holder.gpus.front().gpu_index),
                     finding.holder.info.pid,
-                    fmt::format("PID {} ({}) looks like a miner (score {})",
+                    fmt::format("PID {} ({}) looks like a miner (score {}, {} risk)",
                                 finding.holder.info.pid, printable(finding.holder.info.comm),
-                                finding.score));
+                                finding.score, detect::risk_name(finding.risk)));
             }
         }
     }
@@ -214,6 +227,11 @@ Result<CheckOutcome> health_check(Engine& engine, const CheckRequest& request) {
         case CheckVerdict::clean:
             outcome.summary = fmt::format("clean: {} GPU{}, no problem found", outcome.gpus,
                                           outcome.gpus == 1 ? "" : "s");
+            if (weak_findings > 0) {
+                outcome.summary += fmt::format(
+                    " ({} rogue finding{} below the check threshold: gpukill audit --rogue)",
+                    weak_findings, weak_findings == 1 ? "" : "s");
+            }
             break;
         case CheckVerdict::problem:
             outcome.summary = fmt::format("{} problem{}: {}", outcome.problems.size(),

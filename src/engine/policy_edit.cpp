@@ -295,7 +295,8 @@ Result<PolicySummary> check_policy_file(const std::string& path) {
                          .gpus = policy->gpus.size(),
                          .windows = policy->windows.size(),
                          .rules = policy->rules.size(),
-                         .projects = policy->projects.size()};
+                         .projects = policy->projects.size(),
+                         .contents = guard::policy_contents(*policy)};
 }
 
 }  // namespace gpukill::engine

@@ -64,6 +64,8 @@ Result<PolicyEditOutcome> init_policy(Engine& engine, const std::optional<std::s
 struct PolicySummary {
     std::string mode;
     std::size_t users = 0, groups = 0, gpus = 0, windows = 0, rules = 0, projects = 0;
+    // In words, as `guard check` prints it: "mode enforce; 1 user, 0 groups, ...".
+    std::string contents;
 };
 
 // The file read as guard run reads it. Errors: unavailable (missing: the message says

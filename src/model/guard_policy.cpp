@@ -1,5 +1,7 @@
 #include "model/guard_policy.hpp"
 
+#include <fmt/format.h>
+
 namespace gpukill::guard {
 
 const char* to_string(Mode mode) {
@@ -38,6 +40,18 @@ const char* to_string(RunawayKind kind) {
             return "rogue";
     }
     return "?";
+}
+
+std::string policy_contents(const Policy& policy) {
+    const auto counted = [](std::size_t count, const char* what) {
+        return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
+    };
+    return fmt::format("mode {}; {}, {}, {}, {}, {}, {}", to_string(policy.mode),
+                       counted(policy.users.size(), "user"), counted(policy.groups.size(), "group"),
+                       counted(policy.projects.size(), "project"),
+                       counted(policy.gpus.size(), "GPU rule"),
+                       counted(policy.windows.size(), "time window"),
+                       counted(policy.rules.size(), "runaway rule"));
 }
 
 }  // namespace gpukill::guard

@@ -179,4 +179,8 @@ struct Policy {
     ProtectedSet protected_processes;
 };
 
+// What `guard check` says a valid policy holds: "mode dry-run; 2 users, 2 groups, 1
+// project, 2 GPU rules, 1 time window, 4 runaway rules" (every section counted).
+std::string policy_contents(const Policy& policy);
+
 }  // namespace gpukill::guard

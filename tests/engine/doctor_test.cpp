@@ -77,5 +77,35 @@ TEST(Doctor, SaysWhyHoldersAreNotTrackedFromKernelEvents) {
     EXPECT_NE(check.advice->find("CAP_NET_ADMIN"), std::string::npos);
 }
 
+// As root the advice never says "run as root": it names what is missing (issue 33).
+TEST(Doctor, AsRootTheAdviceNamesWhatIsMissingInstead) {
+    DoctorFacts facts = healthy();
+    facts.processes_denied = 1;
+    facts.euid = 0;
+    constexpr std::uint64_t kAllButModule = 0x000001fffffeffffULL;  // no CAP_SYS_MODULE
+    // Root without CAP_SYS_PTRACE: a container's default.
+    facts.access.effective_caps = kAllButModule & ~(std::uint64_t{1} << 19);
+    std::string advice = *find(diagnose(facts), "process visibility").advice;
+    EXPECT_EQ(advice.find("run as root"), std::string::npos) << advice;
+    EXPECT_NE(advice.find("CAP_SYS_PTRACE"), std::string::npos) << advice;
+
+    // Root with it: PID 1 of a sandbox holds a capability this process lacks.
+    facts.access.effective_caps = kAllButModule;
+    facts.access.denied = {
+        {.pid = 1, .comm = "process_api", .permitted_caps = 0x000001ffffffffffULL}};
+    advice = *find(diagnose(facts), "process visibility").advice;
+    EXPECT_EQ(advice.find("run as root"), std::string::npos) << advice;
+    EXPECT_NE(advice.find("PID 1 (process_api)"), std::string::npos) << advice;
+    EXPECT_NE(advice.find("CAP_SYS_MODULE"), std::string::npos) << advice;
+
+    // Its own PID namespace: the host's processes are not there at all.
+    facts.processes_denied = 0;
+    facts.access.own_pid_namespace = true;
+    const auto checks = diagnose(facts);
+    const DoctorCheck& hidden = find(checks, "PID namespace");
+    EXPECT_EQ(hidden.level, CheckLevel::warn);
+    EXPECT_NE(hidden.advice->find("--pid=host"), std::string::npos) << *hidden.advice;
+}
+
 }  // namespace
 }  // namespace gpukill::engine

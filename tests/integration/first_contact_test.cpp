@@ -32,6 +32,20 @@ TEST(FirstContact, AMisspeltOptionGetsTheClosestOne) {
     EXPECT_EQ(far.err, "gpukill: unknown option '--zzzzzz' (see gpukill --help)\n");
 }
 
+// Words that contradicted themselves (issue 33): "did you mean '--no-rogue'" to someone
+// who typed --no-rogue, and "1 required PID missing" for a --pid with no value.
+TEST(FirstContact, AnOptionBeforeItsCommandOrWithoutItsValueIsToldWhatToDo) {
+    SimulatedHost host;
+    CommandResult early = host.gpukill({"--no-rogue", "check"});
+    EXPECT_EQ(early.exit_code, 3);
+    EXPECT_EQ(early.err,
+              "gpukill: --no-rogue is an option of check: give it after the command (gpukill "
+              "check --no-rogue)\n");
+    CommandResult empty = host.gpukill({"kill", "--pid"});
+    EXPECT_EQ(empty.exit_code, 3);
+    EXPECT_EQ(empty.err, "gpukill: --pid needs a value: a PID (see gpukill --help)\n");
+}
+
 TEST(FirstContact, ResetTakesItsGpuAsAWordAsNvidiaSmiUsersType) {
     SimulatedHost host;
     CommandResult r = host.gpukill({"reset", "1", "--dry-run", "--json"});
