@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
@@ -11,15 +12,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "host/devfs_nodes.hpp"
 #include "host/proc_parse.hpp"
+#include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {
@@ -75,6 +83,90 @@ bool same_holding(const DeviceHolder& a, const DeviceHolder& b) {
     return true;
 }
 
+// A repair also rescans this many PIDs allocated before the frame's mark: a process
+// created just before it whose event was still on its way.
+constexpr pid_t kPidMarkSlack = 256;
+
+// The PID the kernel handed out last, and where allocation wraps (/proc/sys/kernel).
+std::optional<pid_t> read_pid_number(const std::string& path) {
+    const auto text = read_text_file(path);
+    if (!text) return std::nullopt;
+    const auto value = text::parse_int<long>(text::trim(*text));
+    if (!value || *value <= 0 || *value > std::numeric_limits<pid_t>::max()) return std::nullopt;
+    return static_cast<pid_t>(*value);
+}
+
+// Whether `pid` was allocated after `base` and up to `last`, in the kernel's cyclic
+// order (allocation wraps from pid_max back to the bottom).
+bool allocated_between(pid_t pid, pid_t base, pid_t last) {
+    if (base <= last) return pid > base && pid <= last;
+    return pid > base || pid <= last;  // wrapped
+}
+
+// Sets the connector socket's receive buffer: past net.core.rmem_max with
+// SO_RCVBUFFORCE (CAP_NET_ADMIN, which the connector needs anyway), else up to it. The
+// size the kernel granted (it doubles the request for its bookkeeping).
+std::size_t grow_receive_buffer(int fd, int size) {
+    if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    }
+    int granted = 0;
+    socklen_t length = sizeof granted;
+    if (::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length) != 0) return 0;
+    return static_cast<std::size_t>(std::max(granted, 0));
+}
+
+// A 32-bit field as a classic BPF absolute load sees it: in network byte order.
+constexpr std::uint32_t as_loaded(std::uint32_t value) {
+    return std::endian::native == std::endian::little ? __builtin_bswap32(value) : value;
+}
+
+// Where a connector message's fields are: nlmsghdr, cn_msg's header, then proc_event.
+constexpr std::uint32_t kEventAt = NLMSG_HDRLEN + sizeof(cn_msg);
+constexpr std::uint32_t kWhatAt = kEventAt + offsetof(proc_event, what);
+constexpr std::uint32_t kDataAt = kEventAt + offsetof(proc_event, event_data);
+// The union's members are unnamed types in C++: named through decltype.
+using ForkEvent = decltype(proc_event{}.event_data.fork);
+using ExitEvent = decltype(proc_event{}.event_data.exit);
+constexpr std::uint32_t kForkChildPidAt = kDataAt + offsetof(ForkEvent, child_pid);
+constexpr std::uint32_t kForkChildTgidAt = kDataAt + offsetof(ForkEvent, child_tgid);
+constexpr std::uint32_t kExitPidAt = kDataAt + offsetof(ExitEvent, process_pid);
+constexpr std::uint32_t kExitTgidAt = kDataAt + offsetof(ExitEvent, process_tgid);
+static_assert(kWhatAt == 36 && kForkChildPidAt == 60 && kExitTgidAt == 56);
+
+// Drops, in the kernel, the events drain_connector ignores: a thread's fork or exit
+// (most of a busy node's events: every worker thread of every process) and kinds other
+// than fork, exec, uid and exit (comm, sid, gid, ptrace, coredump). What is dropped here
+// never fills the socket's buffer. Acknowledgements (PROC_EVENT_NONE) pass.
+bool filter_process_events(int fd) {
+    constexpr std::uint32_t kKeep = 0xffffffff;
+    // Instruction indices are in the comments: jumps count the instructions skipped.
+    static const sock_filter program[] = {
+        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kWhatAt),
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, as_loaded(proc_event::PROC_EVENT_FORK), 5, 0),
+        /* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, as_loaded(proc_event::PROC_EVENT_EXIT), 8, 0),
+        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, as_loaded(proc_event::PROC_EVENT_EXEC), 12, 0),
+        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, as_loaded(proc_event::PROC_EVENT_UID), 11, 0),
+        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, as_loaded(proc_event::PROC_EVENT_NONE), 10, 0),
+        /* 6 */ BPF_STMT(BPF_RET | BPF_K, 0),
+        // fork: a process (its child is its own thread group leader), not a thread
+        /* 7 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kForkChildPidAt),
+        /* 8 */ BPF_STMT(BPF_MISC | BPF_TAX, 0),
+        /* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kForkChildTgidAt),
+        /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 5, 4),
+        // exit: of a thread group leader
+        /* 11 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kExitPidAt),
+        /* 12 */ BPF_STMT(BPF_MISC | BPF_TAX, 0),
+        /* 13 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kExitTgidAt),
+        /* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 1, 0),
+        /* 15 */ BPF_STMT(BPF_RET | BPF_K, 0),
+        /* 16 */ BPF_STMT(BPF_RET | BPF_K, kKeep),
+    };
+    const sock_fprog filter{.len = static_cast<unsigned short>(std::size(program)),
+                            .filter = const_cast<sock_filter*>(program)};
+    return ::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &filter, sizeof filter) == 0;
+}
+
 // Subscribes a connector socket to process events (PROC_CN_MCAST_LISTEN).
 bool listen_for_process_events(int fd) {
     // nlmsghdr, then cn_msg (whose data is a flexible array), then the operation.
@@ -97,7 +189,8 @@ bool listen_for_process_events(int fd) {
 
 std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
                                                     std::size_t full_sweep_every,
-                                                    std::string& why_not) {
+                                                    std::string& why_not,
+                                                    int receive_buffer_bytes) {
     UniqueFd fanotify(::fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
                                       O_RDONLY | O_CLOEXEC | O_LARGEFILE));
     if (!fanotify) {
@@ -141,9 +234,14 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
             std::string("process connector: ") + std::strerror(errno) + " (needs CAP_NET_ADMIN)";
         return nullptr;
     }
+    const std::size_t receive_buffer = grow_receive_buffer(connector.get(), receive_buffer_bytes);
+    const bool filtered = filter_process_events(connector.get());
     std::unique_ptr<HolderTracker> tracker(
         new HolderTracker(roots, full_sweep_every, std::move(fanotify), std::move(connector),
                           std::move(inotify), canonical_devfs, std::move(directories)));
+    tracker->receive_buffer_bytes_ = receive_buffer;
+    tracker->events_filtered_ = filtered;
+    tracker->frame_mark_ = tracker->last_pid_allocated();
     tracker->full_sweep();  // after marking: an open during it is an event, not a miss
     return tracker;
 }
@@ -212,7 +310,10 @@ void HolderTracker::drain_fanotify(std::set<pid_t>& dirty) {
         auto* event = reinterpret_cast<fanotify_event_metadata*>(buffer);
         ssize_t left = n;
         while (FAN_EVENT_OK(event, left)) {
-            if (event->mask & FAN_Q_OVERFLOW) events_lost_ = true;
+            if (event->mask & FAN_Q_OVERFLOW) {
+                events_lost_ = true;
+                overflowed_ = true;
+            }
             if (event->fd >= 0) ::close(event->fd);
             if (event->pid > 0) dirty.insert(event->pid);
             event = FAN_EVENT_NEXT(event, left);
@@ -227,8 +328,9 @@ void HolderTracker::drain_connector(std::set<pid_t>& dirty) {
         ssize_t n = ::recv(connector_.get(), buffer, sizeof buffer, 0);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno == ENOBUFS) {  // the kernel dropped events: only a sweep knows now
-                events_lost_ = true;
+            if (errno == ENOBUFS) {  // the kernel dropped events: a repair rescans
+                process_events_lost_ = true;
+                overflowed_ = true;
                 continue;
             }
             break;  // EAGAIN: drained
@@ -296,7 +398,41 @@ void HolderTracker::full_sweep() {
     last_full_ = std::move(sweep);
     frames_since_sweep_ = 0;
     events_lost_ = false;
+    process_events_lost_ = false;
     ++full_sweeps_;
+}
+
+std::optional<pid_t> HolderTracker::last_pid_allocated() const {
+    return read_pid_number(roots_.procfs + "/sys/kernel/ns_last_pid");
+}
+
+void HolderTracker::repair(std::set<pid_t> dirty) {
+    const auto pids = list_pids(roots_);
+    const auto last = last_pid_allocated();
+    const auto pid_max = read_pid_number(roots_.procfs + "/sys/kernel/pid_max");
+    if (!pids || !last || !pid_max || !frame_mark_) {
+        full_sweep();  // nothing says which processes are new: read them all
+        swept_in_full_ = true;
+        return;
+    }
+    pid_t base = *frame_mark_ - kPidMarkSlack;
+    if (base < 1) base += *pid_max;
+    // A holder may have exec'd, changed its uid or exited unreported: read it again.
+    for (const auto& [pid, holder] : holders_) {
+        dirty.insert(pid);
+        details_changed_.insert(pid);
+    }
+    // And every process created since the last frame began: a lost fork is among them.
+    for (const pid_t pid : *pids) {
+        if (allocated_between(pid, base, *last)) {
+            dirty.insert(pid);
+            details_changed_.insert(pid);
+        }
+    }
+    rescan(dirty);
+    process_events_lost_ = false;
+    swept_in_full_ = false;
+    ++repairs_;
 }
 
 SweepResult HolderTracker::current() const {
@@ -327,19 +463,33 @@ void HolderTracker::rescan(const std::set<pid_t>& dirty) {
 SweepResult HolderTracker::refresh() {
     std::set<pid_t> dirty;
     details_changed_.clear();
+    overflowed_ = false;
+    // Every process whose fork this frame's events could report was created after the
+    // previous frame read its mark: what a repair rescans if they are lost.
+    const std::optional<pid_t> mark = last_pid_allocated();
     watch_new_nodes();
     drain_fanotify(dirty);
     drain_connector(dirty);
+    if (overflowed_) ++overflows_;
     if (events_lost_ || ++frames_since_sweep_ >= full_sweep_every_) {
         // Events of this frame are applied before the check, so the check compares
-        // like with like.
-        if (!events_lost_) rescan(dirty);
+        // like with like (and a frame that lost events sweeps without a check).
+        const bool complete = !events_lost_ && !process_events_lost_;
+        if (complete) rescan(dirty);
+        const bool matched_before = last_check_matched_;
         full_sweep();
+        if (!complete) last_check_matched_ = matched_before;
         swept_in_full_ = true;
+        frame_mark_ = mark;
         return current();
     }
-    rescan(dirty);
-    swept_in_full_ = false;
+    if (process_events_lost_) {
+        repair(std::move(dirty));
+    } else {
+        rescan(dirty);
+        swept_in_full_ = false;
+    }
+    frame_mark_ = mark;
     return current();
 }
 

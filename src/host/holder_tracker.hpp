@@ -6,11 +6,18 @@
 // exec'd or exited), with sweep_device_holders_of. Every `full_sweep_every` frames, and
 // after lost events, a full sweep replaces the tracked set: the safety net for what no
 // event reports (a descriptor passed over a unix socket), and the check that the
-// tracked set was right (`last_check_matched`). inotify on the node directories reports
-// nodes created later (a hotplugged GPU): each is marked, and that frame sweeps in full,
-// since whoever opened it before the mark was not reported. Only names that are GPU
-// nodes (or their directories) count: /dev's other churn (ttys, loop devices, shm under
-// a devfs root) costs a read of the queue, not a sweep.
+// tracked set was right (`last_check_matched`). A busy node starts hundreds of processes
+// a second: the connector's socket gets a large receive buffer and an in-kernel filter
+// that drops what cannot matter (threads' forks and exits, other event kinds), and when
+// the kernel still drops events (ENOBUFS) the frame repairs instead of sweeping: the
+// tracked holders and every process created since the previous frame began are rescanned
+// (the kernel hands out PIDs in cyclic order and says which it handed out last,
+// /proc/sys/kernel/ns_last_pid: a process whose fork was lost was allocated after the
+// previous frame's mark). Lost opens (fanotify's queue overflowing) cost a full sweep. inotify on
+// the node directories reports nodes created later (a hotplugged GPU): each is marked, and that
+// frame sweeps in full, since whoever opened it before the mark was not reported. Only names that
+// are GPU nodes (or their directories) count: /dev's other churn (ttys, loop devices, shm under a
+// devfs root) costs a read of the queue, not a sweep.
 //
 // Both sources need privilege (CAP_SYS_ADMIN for fanotify, CAP_NET_ADMIN for the
 // connector): without it start() says why and callers sweep every frame as before.
@@ -33,10 +40,15 @@ namespace gpukill {
 
 class HolderTracker {
   public:
+    // Room for a few seconds of a busy node's process events in the connector's socket.
+    static constexpr int kDefaultReceiveBuffer = 8 << 20;
+
     // The event sources, marked on the GPU device nodes under roots.devfs, then a full
-    // sweep. Null, with `why_not` set, when a source cannot be had.
+    // sweep. Null, with `why_not` set, when a source cannot be had. The connector's
+    // receive buffer is asked for `receive_buffer_bytes` (the kernel may grant less).
     static std::unique_ptr<HolderTracker> start(const HostRoots& roots,
-                                                std::size_t full_sweep_every, std::string& why_not);
+                                                std::size_t full_sweep_every, std::string& why_not,
+                                                int receive_buffer_bytes = kDefaultReceiveBuffer);
 
     // The holders now, as a full sweep would find them; visibility counts are the last
     // full sweep's.
@@ -53,6 +65,14 @@ class HolderTracker {
     // any process: the details a cache must read again (process_info_cache.hpp).
     const std::set<pid_t>& details_changed() const { return details_changed_; }
     std::size_t processes_rescanned() const { return processes_rescanned_; }
+    // Times the kernel dropped process events (the connector's ENOBUFS) or fanotify's
+    // queue overflowed, since start; frames repaired by a targeted rescan instead of a
+    // full sweep; and the connector's receive buffer as the kernel granted it.
+    std::size_t overflows() const { return overflows_; }
+    std::size_t repairs() const { return repairs_; }
+    std::size_t receive_buffer_bytes() const { return receive_buffer_bytes_; }
+    // Whether the in-kernel event filter is attached (else every event is read here).
+    bool events_filtered() const { return events_filtered_; }
     // Entries made or removed in the node directories that were not GPU nodes.
     std::size_t unrelated_node_events() const { return unrelated_node_events_; }
 
@@ -68,6 +88,11 @@ class HolderTracker {
     // The named processes read again: each is a holder now or is dropped.
     void rescan(const std::set<pid_t>& dirty);
     void full_sweep();
+    // After lost process events: the tracked holders, `dirty` and every process created
+    // since the previous frame's mark, read again (a full sweep when that cannot be told).
+    void repair(std::set<pid_t> dirty);
+    // The last PID the kernel handed out (roots.procfs/sys/kernel/ns_last_pid).
+    std::optional<pid_t> last_pid_allocated() const;
     SweepResult current() const;
 
     HostRoots roots_;
@@ -80,13 +105,20 @@ class HolderTracker {
     std::map<pid_t, DeviceHolder> holders_;
     SweepResult last_full_;  // its counts; its holders moved into holders_
     std::size_t frames_since_sweep_ = 0;
-    bool events_lost_ = false;
+    bool events_lost_ = false;          // opens or node events lost: only a full sweep knows
+    bool process_events_lost_ = false;  // forks, execs or exits lost: a repair knows
+    std::optional<pid_t> frame_mark_;   // the last PID allocated when the last frame began
+    bool overflowed_ = false;           // this frame lost events
     bool last_check_matched_ = true;
     bool swept_in_full_ = true;  // start() sweeps in full
     std::set<pid_t> details_changed_;
     std::size_t full_sweeps_ = 0;
     std::size_t processes_rescanned_ = 0;
     std::size_t unrelated_node_events_ = 0;
+    std::size_t overflows_ = 0;
+    std::size_t repairs_ = 0;
+    std::size_t receive_buffer_bytes_ = 0;
+    bool events_filtered_ = false;
 };
 
 }  // namespace gpukill

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +93,69 @@ TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
 // A GPU whose device node appears after the tracker started (hotplug): the frame that
 // sees the node sweeps in full (whoever opened it first was not reported), and from then
 // on opening it is an event like any other.
+// A busy node overflows the process connector's socket: the kernel drops events and
+// says ENOBUFS. The frame is repaired by rescanning the tracked holders and what started
+// since, not by sweeping every process, and still finds what a full sweep finds: here a
+// trainer whose workers were forked while the socket was full (issue 32).
+TEST(HolderTracker, LostProcessEventsAreRepairedWithoutAFullSweep) {
+    SimulatedHost host;
+    const HostRoots roots = roots_of(host);
+    std::string why_not;
+    // The smallest buffer the kernel grants: a few events fill it.
+    auto tracker = HolderTracker::start(roots, 1000, why_not, 1);
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    EXPECT_TRUE(tracker->events_filtered());
+    ASSERT_EQ(tracker->full_sweeps(), 1u);
+    // Far more process events than the buffer holds (each start is a fork, an exec
+    // and an exit), then a holder forks workers while it is still full.
+    CommandResult flood = run_command({"/bin/sh", "-c",
+                                       "i=0; while [ $i -lt 400 ]; do "
+                                       "/bin/true; i=$((i+1)); done"});
+    ASSERT_EQ(flood.exit_code, 0);
+    Workload trainer = host.run({"--gpu", "1", "--mem", "2G", "--workers", "3"});
+    const SweepResult repaired = tracker->refresh();
+    EXPECT_EQ(tracker->overflows(), 1u);
+    EXPECT_EQ(tracker->repairs(), 1u);
+    EXPECT_EQ(tracker->full_sweeps(), 1u) << "a loss of process events cost a full sweep";
+    EXPECT_FALSE(tracker->swept_in_full());
+    EXPECT_EQ(described(repaired), described(sweep_device_holders(roots)));
+    EXPECT_TRUE(holds(repaired, trainer.pid()));
+    for (pid_t worker : trainer.workers()) EXPECT_TRUE(holds(repaired, worker)) << worker;
+
+    // Back to events (other tests' processes may overflow the tiny buffer again: then
+    // this frame is a repair too, and must agree all the same).
+    trainer.kill_parent();
+    const SweepResult after = tracker->refresh();
+    EXPECT_FALSE(holds(after, trainer.pid()));
+    for (pid_t worker : trainer.workers()) EXPECT_TRUE(holds(after, worker)) << worker;
+    EXPECT_EQ(described(after), described(sweep_device_holders(roots)));
+}
+
+// Threads' forks and exits, and event kinds the tracker does not use, are dropped in the
+// kernel: threads coming and going cost the socket nothing.
+TEST(HolderTracker, ThreadsChurningDoNotFillTheSocket) {
+    SimulatedHost host;
+    const HostRoots roots = roots_of(host);
+    std::string why_not;
+    // Room for about 10,000 events: what other tests' processes make meanwhile fits;
+    // 40,000 thread events, unfiltered, would not.
+    auto tracker = HolderTracker::start(roots, 1000, why_not, 4 << 20);
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    ASSERT_TRUE(tracker->events_filtered());
+    // 20,000 threads started and ended in this process: 40,000 events unfiltered, none
+    // kept.
+    std::vector<std::thread> threads;
+    for (int round = 0; round < 1000; ++round) {
+        for (int i = 0; i < 20; ++i) threads.emplace_back([] {});
+        for (std::thread& thread : threads) thread.join();
+        threads.clear();
+    }
+    tracker->refresh();
+    EXPECT_EQ(tracker->overflows(), 0u);
+    EXPECT_EQ(tracker->repairs(), 0u);
+    EXPECT_EQ(tracker->full_sweeps(), 1u);
+}
+
 TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
     SimulatedHost host;
     const std::string devfs = host.env().at("GPUKILL_DEVFS");
