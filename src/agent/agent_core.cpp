@@ -188,7 +188,7 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     std::lock_guard lock(state_mutex_);
     ++counters_.samples;
     if (rogue) rogue_ = std::move(*rogue);
-    if (tracking) holder_tracking_ = tracking->tracking;
+    if (tracking) holder_tracking_ = std::move(tracking);
     MetricsInputs inputs{.snapshot = &snapshot,
                          .counters = &counters_,
                          .rogue = rogue_,

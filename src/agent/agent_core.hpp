@@ -107,8 +107,9 @@ class AgentCore {
     AgentLog log_;
     AgentCounters counters_;
     RogueCounts rogue_;
-    std::optional<bool> holder_tracking_;  // known from the second sample on
-    std::deque<RecentEvent> events_;       // the last kRecentEvents
+    // Known from the second sample on.
+    std::optional<engine::Engine::HolderTracking> holder_tracking_;
+    std::deque<RecentEvent> events_;  // the last kRecentEvents
     std::shared_ptr<const std::string> text_;
     std::shared_ptr<const std::string> openmetrics_;
 };

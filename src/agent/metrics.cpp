@@ -170,7 +170,23 @@ void agent_metrics(Exposition& out, const MetricsInputs& in) {
         MetricFamily& tracking = out.family(
             "gpukill_agent_holder_tracking", "gauge",
             "1 when device holders are kept from kernel events; 0 when every sample sweeps /proc");
-        out.sample(tracking, {}, std::uint64_t{*in.holder_tracking ? 1u : 0u});
+        out.sample(tracking, {}, std::uint64_t{in.holder_tracking->tracking ? 1u : 0u});
+        if (in.holder_tracking->tracking) {
+            MetricFamily& overflows = out.family(
+                "gpukill_agent_holder_event_overflows", "counter",
+                "Samples on which the kernel dropped process or open events (a busy node)");
+            out.sample(overflows, {}, std::uint64_t{in.holder_tracking->overflows});
+            MetricFamily& repairs = out.family(
+                "gpukill_agent_holder_event_repairs", "counter",
+                "Samples after lost process events repaired by rescanning the holders and the "
+                "processes started since, not by a full sweep");
+            out.sample(repairs, {}, std::uint64_t{in.holder_tracking->repairs});
+            MetricFamily& sweeps =
+                out.family("gpukill_agent_holder_full_sweeps", "counter",
+                           "Full sweeps of every process's descriptors while tracking (the "
+                           "periodic safety net, and lost opens)");
+            out.sample(sweeps, {}, std::uint64_t{in.holder_tracking->full_sweeps});
+        }
     }
     if (in.rogue.scanned) {
         MetricFamily& rogue = out.family("gpukill_rogue_findings", "gauge",

@@ -25,6 +25,7 @@
 
 #include "agent/dcgm_metrics.hpp"
 #include "agent/exposition.hpp"
+#include "engine/engine.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::agent {
@@ -60,7 +61,7 @@ struct MetricsInputs {
     bool guard_enabled = false;
     // Whether holders are tracked from kernel events (host/holder_tracker.hpp); empty
     // until the engine has tried (its second sample).
-    std::optional<bool> holder_tracking;
+    std::optional<engine::Engine::HolderTracking> holder_tracking;
     std::string version;  // gpukill's, on gpukill_agent_info
 };
 

@@ -19,21 +19,51 @@
 namespace gpukill::cli {
 namespace {
 
+// What a watch frame cost to find the holders: kept from kernel events (and how often
+// the kernel dropped some on a busy node), or a sweep of every process each frame.
+std::string tracking_status(const engine::Engine::HolderTracking& tracking) {
+    if (!tracking.tracking) return "holders: every frame sweeps /proc (" + tracking.why_not + ")";
+    return fmt::format(
+        "holders: tracked from kernel events; events lost on {} frame{} ({} repaired by a "
+        "rescan), {} full sweep{}",
+        tracking.overflows, tracking.overflows == 1 ? "" : "s", tracking.repairs,
+        tracking.full_sweeps, tracking.full_sweeps == 1 ? "" : "s");
+}
+
+nlohmann::ordered_json tracking_json(const engine::Engine::HolderTracking& tracking) {
+    nlohmann::ordered_json doc{{"tracking", tracking.tracking}};
+    if (!tracking.tracking) {
+        doc["why_not"] = tracking.why_not;
+        return doc;
+    }
+    doc["event_overflows"] = tracking.overflows;
+    doc["repairs"] = tracking.repairs;
+    doc["full_sweeps"] = tracking.full_sweeps;
+    doc["events_filtered"] = tracking.events_filtered;
+    doc["receive_buffer_bytes"] = tracking.receive_buffer_bytes;
+    return doc;
+}
+
 // One frame: the whole host recorded in the usage history, then narrowed to what the
-// request names, rendered.
+// request names, rendered. A watch frame also says how its holders were found.
 int render_frame(engine::Engine& engine, const ListOptions& options,
                  const engine::ListRequest& request, OutputWidth width, std::string& text) {
     auto listed = engine::list(engine, request);
     if (!listed) return report_error(listed.error());
     if (listed->history_warning) print_error(*listed->history_warning);
     const Snapshot& snapshot = listed->snapshot;
+    const std::optional<engine::Engine::HolderTracking> tracking =
+        options.watch ? engine.holder_tracking() : std::nullopt;
     if (options.json) {
         // In watch mode one document per line (JSON Lines); otherwise pretty.
-        text = json_text(to_json(snapshot), options.watch ? -1 : 2) + "\n";
+        nlohmann::ordered_json doc = to_json(snapshot);
+        if (tracking) doc["holder_tracking"] = tracking_json(*tracking);
+        text = json_text(doc, options.watch ? -1 : 2) + "\n";
         mark_json_result_printed();
     } else {
         text = render_snapshot_table(snapshot,
                                      TableOptions{.details = options.details, .width = width});
+        if (tracking) text += tracking_status(*tracking) + "\n";
     }
     return exit_code::ok;
 }

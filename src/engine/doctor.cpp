@@ -13,6 +13,7 @@
 #include "discovery/discover.hpp"
 #include "host/holder_tracker.hpp"
 #include "host/process_access.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -129,7 +130,11 @@ std::vector<DoctorCheck> diagnose(const DoctorFacts& facts) {
         .name = "holder tracking",
         .level = facts.holder_tracking_unavailable.empty() ? CheckLevel::ok : CheckLevel::info,
         .detail = facts.holder_tracking_unavailable.empty()
-                      ? "kernel events available: the agent and `list --watch` track holders"
+                      ? fmt::format("kernel events available: the agent and `list --watch` track "
+                                    "holders (process events {}, {} receive buffer)",
+                                    facts.holder_events_filtered ? "filtered in the kernel"
+                                                                 : "all read, unfiltered",
+                                    format_bytes(std::uint64_t{facts.holder_events_buffer_bytes}))
                       : "every sample sweeps /proc: " + facts.holder_tracking_unavailable,
         .advice = facts.holder_tracking_unavailable.empty()
                       ? std::nullopt
@@ -171,12 +176,15 @@ DoctorFacts gather_doctor_facts(const EngineConfig& config) {
     facts.kfd_present = stat((config.roots.devfs + "/kfd").c_str(), &info) == 0;
     facts.state_dir = config.state_dir;
     facts.state_dir_writable = writable_or_creatable(config.state_dir);
-    if (!HolderTracker::start(config.roots, kTrackedSnapshotsPerFullSweep,
-                              facts.holder_tracking_unavailable)) {
+    const auto tracker = HolderTracker::start(config.roots, kTrackedSnapshotsPerFullSweep,
+                                              facts.holder_tracking_unavailable);
+    if (!tracker) {
         if (facts.holder_tracking_unavailable.empty())
             facts.holder_tracking_unavailable = "unknown";
     } else {
         facts.holder_tracking_unavailable.clear();
+        facts.holder_events_buffer_bytes = tracker->receive_buffer_bytes();
+        facts.holder_events_filtered = tracker->events_filtered();
     }
     return facts;
 }

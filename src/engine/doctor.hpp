@@ -37,6 +37,11 @@ struct DoctorFacts {
     bool state_dir_writable = false;
     // Why the agent's event-driven holder tracker cannot start here; empty when it can.
     std::string holder_tracking_unavailable;
+    // When tracking is available: the process connector's receive buffer as granted, and
+    // whether uninteresting events are dropped in the kernel (what keeps a busy node's
+    // events from overflowing it).
+    std::size_t holder_events_buffer_bytes = 0;
+    bool holder_events_filtered = false;
 };
 
 enum class CheckLevel { ok, info, warn, fail };

@@ -114,7 +114,15 @@ Snapshot Engine::gpus() const {
 
 std::optional<Engine::HolderTracking> Engine::holder_tracking() const {
     const DiscoveryState& discovery = state_->discovery;
-    if (discovery.holders) return HolderTracking{.tracking = true, .why_not = {}};
+    if (const HolderTracker* tracker = discovery.holders.get()) {
+        return HolderTracking{.tracking = true,
+                              .why_not = {},
+                              .overflows = tracker->overflows(),
+                              .repairs = tracker->repairs(),
+                              .full_sweeps = tracker->full_sweeps(),
+                              .receive_buffer_bytes = tracker->receive_buffer_bytes(),
+                              .events_filtered = tracker->events_filtered()};
+    }
     if (discovery.holders_untracked) {
         return HolderTracking{.tracking = false, .why_not = *discovery.holders_untracked};
     }

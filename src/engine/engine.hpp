@@ -100,6 +100,15 @@ class Engine {
     struct HolderTracking {
         bool tracking = false;
         std::string why_not;
+        // While tracking: frames that lost kernel events (a busy node overflowing the
+        // process connector, or fanotify's queue), how many of them a targeted rescan
+        // repaired, full sweeps (the periodic safety net and the unrepairable losses),
+        // the connector's receive buffer, and whether events are filtered in the kernel.
+        std::size_t overflows = 0;
+        std::size_t repairs = 0;
+        std::size_t full_sweeps = 0;
+        std::size_t receive_buffer_bytes = 0;
+        bool events_filtered = false;
     };
     std::optional<HolderTracking> holder_tracking() const;
 

@@ -235,7 +235,7 @@ TEST(AgentMetrics, EverySeriesOfEveryFamilyNamesTheHost) {
     inputs.snapshot = &snapshot;
     inputs.counters = &counters;
     inputs.rogue = RogueCounts{.scanned = true, .findings_by_risk = {{"high", 1}}};
-    inputs.holder_tracking = false;
+    inputs.holder_tracking = engine::Engine::HolderTracking{.tracking = false};
     for (const bool lower : {false, true}) {
         const std::string text =
             render_metrics(inputs, MetricsOptions{.dcgm_names = true, .lowercase_hostname = lower});
@@ -246,6 +246,28 @@ TEST(AgentMetrics, EverySeriesOfEveryFamilyNamesTheHost) {
         EXPECT_TRUE(has(text, "gpukill_rogue_findings{risk=\"high\"," + label + "} 1\n"));
         EXPECT_TRUE(has(text, "gpukill_agent_holder_tracking{" + label + "} 0\n")) << text;
     }
+}
+
+// On a busy node the tracker's losses, repairs and full sweeps are what says whether a
+// sample cost a rescan of a few processes or a sweep of all (issue 32).
+TEST(AgentMetrics, TheTrackersLossesRepairsAndSweepsAreCounters) {
+    Snapshot snapshot;
+    snapshot.host = "n1";
+    AgentCounters counters;
+    MetricsInputs inputs;
+    inputs.snapshot = &snapshot;
+    inputs.counters = &counters;
+    inputs.holder_tracking = engine::Engine::HolderTracking{
+        .tracking = true, .overflows = 7, .repairs = 6, .full_sweeps = 3};
+    const std::string text = render_metrics(inputs, MetricsOptions{});
+    EXPECT_TRUE(has(text, "gpukill_agent_holder_tracking{Hostname=\"n1\"} 1\n")) << text;
+    EXPECT_TRUE(has(text, "# TYPE gpukill_agent_holder_event_overflows_total counter\n"));
+    EXPECT_TRUE(has(text, "gpukill_agent_holder_event_overflows_total{Hostname=\"n1\"} 7\n"));
+    EXPECT_TRUE(has(text, "gpukill_agent_holder_event_repairs_total{Hostname=\"n1\"} 6\n"));
+    EXPECT_TRUE(has(text, "gpukill_agent_holder_full_sweeps_total{Hostname=\"n1\"} 3\n"));
+    // Not tracking: no counters that would read as "no loss".
+    inputs.holder_tracking = engine::Engine::HolderTracking{.tracking = false};
+    EXPECT_FALSE(has(render_metrics(inputs, MetricsOptions{}), "holder_event_overflows"));
 }
 
 TEST(AgentMetrics, DcgmExporterDefaultCountersThatNvmlGives) {
