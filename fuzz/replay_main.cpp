@@ -57,9 +57,12 @@ void run(const std::string& input) {
 
 std::string mutate(const std::vector<std::string>& seeds, std::mt19937_64& random) {
     static const char* const tokens[] = {
-        ",",  ":",  "\n",  "[",     "]",   "{",          "}",  "\"",    "'",    "-",
-        "- ", "? ", "&a ", "*a",    "!t ", "---\n",      "\\", "\x00",  "\xff", "\xc2\x9b",
-        "(",  ")",  "*",   "{999}", "|",   "4294967296", "-1", "1e309", "null", "0x"};
+        ",", ":", "\n", "[", "]", "{", "}", "\"", "'", "-", "- ", "? ", "&a ", "*a", "!t ", "---\n",
+        "\\", "\x00", "\xff", "\xc2\x9b", "(", ")", "*", "{999}", "|", "4294967296", "-1", "1e309",
+        "null", "0x",
+        // HTTP/1.1 framing (the listener's and the fleet client's reader)
+        "\r\n", "\r\n\r\n", "Transfer-Encoding: chunked\r\n", "Content-Length: 5\r\n", "0\r\n\r\n",
+        "ffffffffffffffff\r\n", "HTTP/1.1 ", " / HTTP/1.1\r\n"};
     std::string input = seeds[random() % seeds.size()];
     const int edits = 1 + static_cast<int>(random() % 4);
     for (int i = 0; i < edits; ++i) {

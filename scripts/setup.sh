@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
-# Installs what gpukill needs to build and test, from Debian 12 packages only.
-# Idempotent: installs nothing when everything is present, so it is cheap to run
-# before every build (the README's commands and CI do).
+# Installs what gpukill needs, from Debian 12 packages only. Idempotent: installs
+# nothing when everything is present, so it is cheap to run before every build (the
+# README's commands and CI do).
+#
+#   scripts/setup.sh           what building and testing need (scripts/test.sh, CI)
+#   scripts/setup.sh --build   what building gpukill and gpusim needs, nothing more
+#                              (scripts/demo.sh): no test servers, no Node.js packages
 set -euo pipefail
 
+mode=all
+case "${1:-}" in
+  "") ;;
+  --build) mode=build ;;
+  *) echo "setup: unknown argument '$1' (use --build, or nothing)" >&2; exit 3 ;;
+esac
+
+# Building gpukill, its interfaces and gpusim.
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format
+  build-essential cmake ninja-build pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libre2-dev
-  libncurses-dev libssl-dev libcpp-httplib-dev libsystemd-dev openssl
-  prometheus prometheus-node-exporter
-  libgtest-dev libgmock-dev libbenchmark-dev
-  psmisc procps jq
-  tmux
-  openssh-client openssh-server iproute2 bc
-  slurmctld slurm-client munge
-  nodejs
+  libncurses-dev libssl-dev libcpp-httplib-dev libsystemd-dev
 )
+# The test suite and its real peers (docs/DESIGN: servers the tests start themselves).
+if [[ $mode == all ]]; then
+  packages+=(
+    clang-format openssl
+    prometheus prometheus-node-exporter
+    libgtest-dev libgmock-dev libbenchmark-dev
+    psmisc procps jq
+    tmux
+    shellcheck mandoc
+    openssh-client openssh-server iproute2 bc
+    slurmctld slurm-client munge
+    nodejs
+  )
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -24,7 +43,7 @@ for package in "${packages[@]}"; do
 done
 # Debian's nodejs leaves npm to its own package; NodeSource's bundles it (and conflicts
 # with Debian's npm), so npm is asked for only when no npm is there.
-command -v npm >/dev/null || missing+=(npm)
+if [[ $mode == all ]]; then command -v npm >/dev/null || missing+=(npm); fi
 if ((${#missing[@]} > 0)); then
   echo "setup: installing ${missing[*]}" >&2
   sudo_cmd=()
@@ -36,6 +55,7 @@ if ((${#missing[@]} > 0)); then
   "${sudo_cmd[@]}" apt-get update -q >&2
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
+[[ $mode == all ]] || exit 0
 
 # The MCP tests' Node clients (the official SDK and conformance suite, pinned in
 # tests/mcp/package-lock.json), into tests/mcp/node_modules only: test tools, never

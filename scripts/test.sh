@@ -12,6 +12,9 @@
 #   GPUKILL_RELEASE_PASS=1   also build and test RelWithDebInfo (-O2: the optimiser's
 #                            warnings, and the binaries users run) in build/
 #   GPUKILL_FORMAT_CHECK=0   skip the clang-format check
+#   GPUKILL_SLOW_TESTS=1     also run the tests labelled `slow` (demo_first_run_is_quiet
+#                            builds gpukill and gpusim again, optimised, from nothing:
+#                            minutes on 2 cores, so not in every run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +25,9 @@ run_suite() {
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja -DGPUKILL_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
-  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 120)
+  local exclude=(-LE slow)
+  [[ "${GPUKILL_SLOW_TESTS:-0}" == 1 ]] && exclude=()
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 120 "${exclude[@]}")
 }
 
 if [[ "${GPUKILL_FORMAT_CHECK:-1}" == 1 ]]; then

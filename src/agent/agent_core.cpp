@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "detect/config_file.hpp"
-#include "detect/evidence.hpp"
 #include "engine/rogue_scan.hpp"
-#include "guard/decision_json.hpp"
-#include "guard/decision_text.hpp"
-#include "host/heap_in_use.hpp"
 #include "model/json_optional.hpp"
+#include "sys/heap_in_use.hpp"
 
 namespace gpukill::agent {
 namespace {
@@ -80,12 +76,14 @@ AgentCore::AgentCore(std::unique_ptr<engine::Engine> engine, MetricsOptions metr
     }
 }
 
-void AgentCore::start_guard(engine::GuardSetup setup, const Actor& actor) {
+Result<void> AgentCore::start_guard(engine::GuardSetup setup, const Actor& actor) {
     std::lock_guard lock(engine_mutex_);
-    guard_policy_path_ = setup.policy_path;
-    guard_ = std::make_unique<engine::Guard>(
+    auto opened = engine::Guard::open(
         *engine_, std::move(setup), actor,
         [this](const engine::GuardEvent& event) { on_guard_event(event); }, engine_->now());
+    if (!opened) return std::unexpected(opened.error());
+    guard_ = std::move(*opened);
+    guard_policy_path_ = guard_->policy_path();
     guard_->start();
     // The actions that end processes exist from the start, at 0: an alert on their
     // increase() (deploy/prometheus) sees the first one, which a series born at 1 hides.
@@ -95,6 +93,7 @@ void AgentCore::start_guard(engine::GuardSetup setup, const Actor& actor) {
             counters_.guard_actions.try_emplace({verdict, outcome}, 0);
         }
     }
+    return {};
 }
 
 void AgentCore::reload_policy() {
@@ -133,11 +132,11 @@ void AgentCore::count_guard_cycle(const Snapshot& snapshot) {
     for (const guard::Decision& decision : guard_->last_decisions()) {
         ++counters_.guard_decisions[guard::to_string(decision.verdict)];
     }
-    for (const engine::EnforcedAction& done : guard_->last_actions()) {
-        ++counters_.guard_actions[{guard::to_string(done.action.verdict), done.outcome}];
+    for (const engine::GuardAction& done : guard_->last_actions()) {
+        ++counters_.guard_actions[{guard::to_string(done.verdict), done.outcome}];
         if (done.outcome == "terminated" || done.outcome == "killed") {
             ++counters_.processes_ended["guard"];
-            counters_.reclaimed_bytes["guard"] += memory_held(snapshot, done.action.identity);
+            counters_.reclaimed_bytes["guard"] += memory_held(snapshot, done.identity);
         }
     }
 }
@@ -150,7 +149,7 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
     std::optional<engine::Engine::HolderTracking> tracking;
     {
         std::lock_guard lock(engine_mutex_);
-        snapshot = engine_->discover_host();
+        snapshot = engine_->snapshot().snapshot;
         tracking = engine_->holder_tracking();
         // A guard in mode off records nothing: the history is recorded here then.
         if (guard_ && run_guard && guard_->policy().mode != guard::Mode::off) {
@@ -162,16 +161,12 @@ void AgentCore::sample(std::chrono::system_clock::time_point now, bool run_guard
         }
         if (scan_rogue) {
             RogueCounts counts{.scanned = true, .findings_by_risk = {}};
-            auto config = detect::load_rogue_config(engine_->config().config_dir, std::nullopt);
-            if (config) {
-                const engine::RogueScanOutcome scored = engine::score_rogues(
-                    engine_->config(), snapshot, engine::RogueScanRequest{}, *config);
-                for (const detect::Assessment& finding : scored.report.findings) {
-                    ++counts.findings_by_risk[std::string(detect::risk_name(finding.risk))];
-                }
+            auto counted = engine::count_rogue_findings(*engine_, snapshot);
+            if (counted) {
+                counts.findings_by_risk = std::move(*counted);
                 rogue = std::move(counts);
             } else if (log_) {
-                log_("rogue scan not run: " + config.error().what);
+                log_("rogue scan not run: " + counted.error().what);
             }
         }
     }
@@ -251,9 +246,7 @@ nlohmann::ordered_json AgentCore::guard_status() {
         std::lock_guard lock(engine_mutex_);
         if (guard_) {
             const guard::Policy& policy = guard_->policy();
-            for (const guard::Decision& decision : guard_->last_decisions()) {
-                decisions.push_back(guard::decision_json(decision, policy.terminate_timeout));
-            }
+            decisions = guard_->last_decisions_json();
             status["enabled"] = true;
             status["policy"] = guard_policy_path_;
             status["mode"] = guard::to_string(policy.mode);

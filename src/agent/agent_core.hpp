@@ -65,7 +65,8 @@ class AgentCore {
     bool driver_released() const { return released_; }
 
     // The guard over this engine, when a policy was given; before serving.
-    void start_guard(engine::GuardSetup setup, const Actor& actor);
+    // Errors as engine::Guard::open's: the agent does not start without its policy.
+    Result<void> start_guard(engine::GuardSetup setup, const Actor& actor);
     bool guard_enabled() const { return guard_ != nullptr; }
     // SIGHUP or a changed file: the policy read again (a bad one keeps the old).
     void reload_policy();

@@ -118,9 +118,11 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     AgentCore core(std::move(engine), options.metrics, log);
     std::unique_ptr<PolicyWatch> watch;
     if (options.guard) {
-        const std::string path = options.guard->policy_path;
-        core.start_guard(std::move(*options.guard), options.guard_actor);
-        watch = watch_policy(path, log);
+        if (auto started = core.start_guard(std::move(*options.guard), options.guard_actor);
+            !started) {
+            return std::unexpected(started.error());
+        }
+        watch = watch_policy(*core.policy_path(), log);
     } else {
         log("no guard policy: sampling and serving only");
     }
@@ -181,12 +183,14 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
     const bool watchdog = sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0;
     sd_notifyf(0, "READY=1\nSTATUS=serving on port %d", (*server)->port());
     Steady::time_point next_watchdog = Steady::now();
-    std::optional<Steady::time_point> reload_at;  // a policy edit to read then
+    // When to read a policy edit; max while none is pending (a time point, not an
+    // optional: GCC 12 at -O2 warns of an optional read uninitialised here).
+    Steady::time_point reload_at = Steady::time_point::max();
 
     for (;;) {
         Steady::time_point wake = next_sample;
         if (watchdog) wake = std::min(wake, next_watchdog);
-        if (reload_at) wake = std::min(wake, *reload_at);
+        wake = std::min(wake, reload_at);
         const auto wait =
             std::chrono::duration_cast<std::chrono::milliseconds>(wake - Steady::now());
         std::array<pollfd, 2> fds{pollfd{signal_fd.get(), POLLIN, 0},
@@ -213,8 +217,8 @@ Result<void> run_agent(std::unique_ptr<engine::Engine> engine, AgentOptions opti
         if ((fds[1].revents & POLLIN) != 0 && policy_touched(*watch)) {
             reload_at = Steady::now() + std::chrono::milliseconds(250);
         }
-        if (reload_at && Steady::now() >= *reload_at) {
-            reload_at.reset();
+        if (Steady::now() >= reload_at) {
+            reload_at = Steady::time_point::max();
             core.reload_policy_if_changed();
         }
         if (watchdog && Steady::now() >= next_watchdog) {

@@ -13,6 +13,7 @@
 #include "engine/request_codec.hpp"
 #include "engine/reset.hpp"
 #include "engine/rogue_scan.hpp"
+#include "model/bounded_json.hpp"
 #include "model/human_format.hpp"
 #include "model/json_text.hpp"
 #include "model/snapshot_json.hpp"
@@ -43,7 +44,8 @@ Result<Request> api_body(const ApiRequest& request) {
                     fmt::format("unknown query parameter '{}': the request is the JSON body",
                                 printable(request.params.begin()->first)));
     }
-    json parsed = json::parse(request.body, nullptr, false);
+    json parsed = parse_json_bounded(request.body, {.max_bytes = request.body.size()})
+                      .value_or(json::value_t::discarded);
     if (parsed.is_discarded()) {
         return fail(ErrorCategory::invalid_input, "the request body is not JSON");
     }
@@ -155,7 +157,7 @@ ApiResponse api_rogue(AgentCore& core, const ApiRequest& request) {
     auto scanned = core.with_engine(
         [&](engine::Engine& e) { return engine::rogue_scan(e, *parsed, request.actor); });
     if (!scanned) return error_response(scanned.error());
-    return api_ok(scanned->document());
+    return api_ok(scanned->document);
 }
 
 // As `gpukill guard test`: the policy (its YAML) judged against this host now, or

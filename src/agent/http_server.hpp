@@ -1,5 +1,5 @@
-// The agent's HTTP listener (cpp-httplib, TLS through OpenSSL): who may ask what, from
-// where, and how much. docs/AGENT.md, "Security".
+// The agent's HTTP listener (net::HttpListener, TLS through OpenSSL): who may ask what,
+// from where, and how much. docs/AGENT.md, "Security" and "Limits".
 //
 //   - 127.0.0.1 by default. Another address needs TLS (--tls-cert and --tls-key) or an
 //     explicit --insecure-listen; otherwise start() refuses it.
@@ -7,14 +7,15 @@
 //     in constant time). /healthz and /readyz are open; /metrics is open on a loopback
 //     listener and needs a read token elsewhere; every /v1 call needs a token, GETs the
 //     read scope, kill and reset the act scope. No token: 401; the wrong scope: 403.
+//     All of it is decided on the request's head, before its body is read.
 //   - With --tls-client-ca, a client certificate signed by that CA is required (mTLS).
 //   - Host must name loopback, the listen address or an --allow-host name, and an Origin
 //     (a browser) must be one of them too: a page elsewhere cannot rebind its name to
 //     this port. No CORS headers are ever sent.
-//   - Bodies above max_body_bytes are refused (413); the request line and each header
-//     are bounded by cpp-httplib (8 KiB); a read or write stalled longer than
-//     request_timeout_seconds ends the connection; at most max_connections are served at
-//     once and as many more wait; beyond that a connection is answered 503 and closed.
+//   - Bounded before anything is trusted (net/http_listener.hpp): a head of 16 KiB and
+//     64 fields, a body of max_body_bytes in any framing (413), the whole request within
+//     request_timeout_seconds (408), max_connections requests handled at once, twice that
+//     many connections open, as many more answered 503 and closed, the rest closed.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +30,11 @@
 #include "model/result.hpp"
 #include "net/access.hpp"
 
-namespace httplib {
-class Server;
-}
+namespace gpukill::net {
+class HttpListener;
+struct HttpRequest;
+struct HttpResponse;
+}  // namespace gpukill::net
 
 namespace gpukill::agent {
 
@@ -54,7 +57,7 @@ struct ServerSettings {
     std::optional<net::TokenSet> tokens;     // none: every /v1 call is 401
     std::vector<std::string> allowed_hosts;  // Host and Origin names besides loopback
     double request_timeout_seconds = 10;
-    std::size_t max_connections = 32;
+    std::size_t max_connections = 32;  // handled at once; twice as many open
     std::size_t max_body_bytes = 64 * 1024;
 };
 
@@ -75,11 +78,13 @@ class AgentServer {
 
   private:
     AgentServer(ServerSettings settings, AgentCore& core);
-    void install_routes();
+    // Host, Origin, token and scope, from the head alone: the refusal, or nothing.
+    std::optional<net::HttpResponse> admit(net::HttpRequest& request) const;
+    net::HttpResponse handle(const net::HttpRequest& request);
 
     ServerSettings settings_;
     AgentCore& core_;
-    std::unique_ptr<httplib::Server> server_;
+    std::unique_ptr<net::HttpListener> listener_;
     bool loopback_ = true;
     int port_ = 0;
     std::thread thread_;

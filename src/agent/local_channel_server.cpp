@@ -13,7 +13,6 @@
 #include <filesystem>
 
 #include "engine/local_channel.hpp"
-#include "host/state_dir.hpp"
 #include "model/human_format.hpp"
 
 namespace gpukill::agent {
@@ -24,7 +23,7 @@ using Steady = std::chrono::steady_clock;
 constexpr auto kLocalIdle = std::chrono::seconds(10);
 constexpr std::size_t kMaxLocalReason = 200;
 
-net::Deadline local_deadline_in(double seconds) {
+sys::Deadline local_deadline_in(double seconds) {
     return Steady::now() +
            std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(seconds));
 }
@@ -33,11 +32,10 @@ net::Deadline local_deadline_in(double seconds) {
 
 Result<std::unique_ptr<LocalChannelServer>> LocalChannelServer::start(const std::string& path,
                                                                       AgentCore& core) {
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    if (auto made = make_state_directory(dir.empty() ? "." : dir); !made) {
+    if (auto made = engine::make_local_channel_directory(path); !made) {
         return std::unexpected(made.error());
     }
-    auto listener = net::listen_local(path);
+    auto listener = sys::listen_local(path);
     if (!listener) return std::unexpected(listener.error());
     int pipe_fds[2] = {-1, -1};
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -82,12 +80,12 @@ void LocalChannelServer::serve() {
 }
 
 void LocalChannelServer::handle(UniqueFd connection) {
-    auto peer = net::peer_credentials(connection.get());
-    net::LineChannel channel(std::move(connection), engine::kLocalLineBytes);
+    auto peer = sys::peer_credentials(connection.get());
+    sys::LineChannel channel(std::move(connection), engine::kLocalLineBytes);
     const auto reply = [&](const std::string& line) {
         (void)channel.write_line(line, local_deadline_in(5));
     };
-    if (!peer || !net::trusted_local_peer(peer->uid, ::geteuid())) {
+    if (!peer || !sys::trusted_local_peer(peer->uid, ::geteuid())) {
         if (peer) {
             core_.log(fmt::format("local channel: refused PID {} (uid {}): only root may ask",
                                   peer->pid, peer->uid));
@@ -127,7 +125,7 @@ void LocalChannelServer::handle(UniqueFd connection) {
     }
 }
 
-void LocalChannelServer::release(net::LineChannel& channel, const net::PeerCredentials& peer,
+void LocalChannelServer::release(sys::LineChannel& channel, const sys::PeerCredentials& peer,
                                  const nlohmann::json& request) {
     double seconds = engine::kMaxReleaseSeconds;
     if (auto found = request.find("seconds"); found != request.end()) {
@@ -151,7 +149,7 @@ void LocalChannelServer::release(net::LineChannel& channel, const net::PeerCrede
     bool resume_asked = false;
     const Steady::time_point started = Steady::now();
     core_.without_driver_session([&] {
-        const net::Deadline until = local_deadline_in(seconds);
+        const sys::Deadline until = local_deadline_in(seconds);
         if (!channel.write_line(engine::local_ok({{"released", true}, {"seconds", seconds}}),
                                 local_deadline_in(5))) {
             return;  // the client is gone: take the session up again at once

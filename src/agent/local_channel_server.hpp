@@ -17,9 +17,9 @@
 #include <thread>
 
 #include "agent/agent_core.hpp"
-#include "host/fd_io.hpp"
 #include "model/result.hpp"
-#include "net/local_socket.hpp"
+#include "sys/fd_io.hpp"
+#include "sys/local_socket.hpp"
 
 namespace gpukill::agent {
 
@@ -39,7 +39,7 @@ class LocalChannelServer {
                        AgentCore& core);
     void serve();
     void handle(UniqueFd connection);
-    void release(net::LineChannel& channel, const net::PeerCredentials& peer,
+    void release(sys::LineChannel& channel, const sys::PeerCredentials& peer,
                  const nlohmann::json& request);
 
     std::string path_;

@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <istream>
 
-#include "host/fd_io.hpp"
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::audit {
 namespace {

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/fd_io.hpp"
 #include "model/result.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::audit {
 

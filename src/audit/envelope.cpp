@@ -61,42 +61,12 @@ std::string new_run_id() {
 
 namespace {
 
-bool shell_safe(char c) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-    return std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
-}
-
 template <class T>
 json optional_value(const std::optional<T>& value) {
     return value ? json(*value) : json(nullptr);
 }
 
 }  // namespace
-
-std::string shell_join(const std::vector<std::string>& argv) {
-    std::string joined;
-    for (const std::string& arg : argv) {
-        if (!joined.empty()) joined += ' ';
-        bool safe = !arg.empty();
-        for (char c : arg) safe = safe && shell_safe(c);
-        if (safe) {
-            joined += arg;
-            continue;
-        }
-        // Single quotes keep everything literal; a single quote itself is closed,
-        // escaped and reopened.
-        joined += '\'';
-        for (char c : arg) {
-            if (c == '\'') {
-                joined += "'\\''";
-            } else {
-                joined += c;
-            }
-        }
-        joined += '\'';
-    }
-    return joined;
-}
 
 Invocation current_invocation(const std::vector<std::string>& argv) {
     Invocation who;

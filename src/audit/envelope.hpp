@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/actor.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::audit {
 
@@ -50,9 +51,7 @@ Actor local_actor(Interface interface);
 // 32 random hex digits.
 std::string new_run_id();
 
-// Arguments joined by spaces, each quoted POSIX-shell style when it is empty or holds
-// anything but [A-Za-z0-9_@%+=:,./-], so the line can be pasted back into a shell.
-std::string shell_join(const std::vector<std::string>& argv);
+using gpukill::shell_join;  // model/quoted_text.hpp
 
 // {"schema_version", "event", "timestamp", "timestamp_unix_ms", "host", "user", "uid",
 //  "euid", "sudo_user", "sudo_uid", "gpukill_pid", "command", "run_id",

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/envelope.hpp"
+#include "model/kill_plan.hpp"
 #include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
 #include "reclaim/verify.hpp"
 
 namespace gpukill::audit {

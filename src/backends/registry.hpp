@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 
 namespace gpukill {
 

@@ -6,12 +6,11 @@
 #include <filesystem>
 
 #include "agent/agent_loop.hpp"
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
-#include "cli/guard_inputs.hpp"
+#include "engine/guard.hpp"
 #include "engine/outcome_codes.hpp"
-#include "guard/policy_yaml.hpp"
+#include "model/quoted_text.hpp"
 #include "net/access.hpp"
 
 namespace gpukill::cli {
@@ -61,18 +60,12 @@ int run_agent_command(const GlobalOptions& global, const AgentCommandOptions& op
                                              .lowercase_hostname = options.lowercase_hostname};
 
     // The guard: --policy FILE (must load), else CONFIG_DIR/guard.yaml when it exists.
-    const std::string default_policy = guard::default_policy_path(global.config_dir);
+    const std::string default_policy = engine::default_policy_path(engine_config(global));
     const bool guarding =
         !options.no_guard && (options.policy || std::filesystem::exists(default_policy));
     if (guarding) {
-        auto policy = load_guard_policy(global, options.policy);
-        if (!policy) return policy.error();
-        auto protected_list = load_reclaim_protected(global);
-        if (!protected_list) return protected_list.error();
-        settings.guard = engine::GuardSetup{.policy_path = policy->path,
-                                            .policy = std::move(policy->policy),
-                                            .protected_list = std::move(*protected_list),
-                                            .command = audit::shell_join(argv)};
+        settings.guard =
+            engine::GuardSetup{.policy_path = options.policy, .command = shell_join(argv)};
         settings.guard_actor = command_line_actor(Interface::guard);
     }
     auto engine = open_engine(global);

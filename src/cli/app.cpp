@@ -65,12 +65,19 @@ int unknown_option_error(const CommandLine& cl, const CLI::ExtrasError& error) {
     for (const std::string& extra : cl.app->remaining()) {
         const std::string word = extra.substr(0, extra.find('='));
         if (word.rfind("--", 0) != 0) continue;
-        if (auto near = closest(word, names)) {
-            return usage_error(
-                fmt::format("unknown option '{}'; did you mean '{}'?", printable(word), *near));
+        // A known option given before its command (`gpukill --no-rogue check`).
+        std::vector<std::string> owners;
+        const std::vector<OptionDoc> common = cl.common_options();
+        const bool everyones = std::any_of(common.begin(), common.end(),
+                                           [&](const OptionDoc& o) { return o.long_name == word; });
+        for (Command command : kAllCommands) {
+            for (const OptionDoc& option : cl.options_for(command)) {
+                if (!everyones && option.long_name == word) {
+                    owners.push_back(command_name(command));
+                }
+            }
         }
-        return usage_error(
-            fmt::format("unknown option '{}' (see gpukill --help)", printable(word)));
+        return usage_error(unknown_option_message(word, names, owners));
     }
     return usage_error(fmt::format("{} (see gpukill --help)", error.what()));
 }
@@ -257,7 +264,7 @@ int run_parsed_command(int argc, char** argv) {
     } catch (const CLI::ExtrasError& e) {
         return unknown_option_error(cl, e);
     } catch (const CLI::ParseError& e) {
-        return usage_error(fmt::format("{} (see gpukill --help)", e.what()));
+        return usage_error(fmt::format("{} (see gpukill --help)", parse_error_text(e.what())));
     }
     return run_command(cl, argc, argv);
 }

@@ -86,6 +86,64 @@ std::string verified_outcome(const Json& record) {
     return "not released" + (amount.empty() ? "" : " (reclaimed" + amount + ")");
 }
 
+// "GPU 0", "GPUs 0, 1" from an array of indices or of objects with an "index".
+std::string gpus_text(const Json& record, const char* key) {
+    auto found = record.find(key);
+    if (found == record.end() || !found->is_array() || found->empty()) return "";
+    std::vector<std::string> indices;
+    for (const Json& gpu : *found) {
+        if (gpu.is_number_integer()) indices.push_back(std::to_string(gpu.get<std::int64_t>()));
+        if (gpu.is_object()) indices.push_back(text_of(gpu, "index"));
+    }
+    return fmt::format("GPU{} {}", indices.size() == 1 ? "" : "s", fmt::join(indices, ", "));
+}
+
+std::string reset_planned_outcome(const Json& record) {
+    std::string outcome = text_of(record, "decision");
+    auto holders = record.find("holders");
+    if (holders != record.end() && holders->is_array() && !holders->empty()) {
+        outcome += fmt::format(", {} holder{}", holders->size(), holders->size() == 1 ? "" : "s");
+    }
+    if (flag(record, "dry_run")) outcome += " (dry run)";
+    return outcome;
+}
+
+std::string reset_result_outcome(const Json& record) {
+    auto reset = record.find("reset");
+    const bool attempted = reset != record.end() && reset->is_object();
+    if (attempted && !flag(*reset, "succeeded")) {
+        const std::string failure = text_of(*reset, "failure");
+        return "failed" + (failure.empty() ? "" : ": " + failure);
+    }
+    std::string outcome = flag(record, "verified") ? "reset, verified" : "reset, not verified";
+    auto freed = record.find("memory_freed_bytes");
+    if (freed != record.end() && freed->is_number_unsigned()) {
+        outcome += ", " + format_bytes(freed->get<std::uint64_t>()) + " freed";
+    }
+    return outcome;
+}
+
+// "score 90 (critical): miner_name, stratum_url"
+std::string rogue_outcome(const Json& record) {
+    std::string outcome =
+        fmt::format("score {} ({})", text_of(record, "score"), text_of(record, "risk"));
+    auto evidence = record.find("evidence");
+    if (evidence != record.end() && evidence->is_array() && !evidence->empty()) {
+        std::vector<std::string> signals;
+        for (const Json& piece : *evidence) {
+            if (piece.is_object()) signals.push_back(text_of(piece, "signal"));
+        }
+        outcome += fmt::format(": {}", fmt::join(signals, ", "));
+    }
+    return outcome;
+}
+
+// A record naming a process under "process" (rogue findings, the guard's records).
+std::string process_of(const Json& record) {
+    auto process = record.find("process");
+    return process != record.end() && process->is_object() ? process_text(*process) : "";
+}
+
 }  // namespace
 
 ActionRow describe_action(const Json& record) {
@@ -110,8 +168,35 @@ ActionRow describe_action(const Json& record) {
     } else if (row.action == "verified") {
         row.target = "GPU " + text_of(record, "gpu");
         row.outcome = verified_outcome(record);
+    } else if (row.action == "reset_planned") {
+        row.target = gpus_text(record, "gpus");
+        row.outcome = reset_planned_outcome(record);
+    } else if (row.action == "reset_refused") {
+        row.target = gpus_text(record, "gpus");
+        const std::string why = text_of(record, "why");
+        row.outcome = "refused" + (why.empty() ? "" : ": " + why);
+    } else if (row.action == "reset_result") {
+        row.target = "GPU " + text_of(record, "gpu");
+        row.outcome = reset_result_outcome(record);
+    } else if (row.action == "rogue_finding") {
+        row.target = process_of(record);
+        row.outcome = rogue_outcome(record);
+    } else if (row.action == "rogue_config_installed") {
+        row.target = text_of(record, "path");
+        row.outcome = "installed from " + text_of(record, "from");
+    } else if (row.action == "guard_warning") {
+        row.target = process_of(record);
+        row.outcome =
+            fmt::format("warned: {} ({})", text_of(record, "rule"), text_of(record, "rule_action"));
+    } else if (row.action == "guard_action") {
+        row.target = process_of(record);
+        const std::string outcome = text_of(record, "outcome");
+        row.outcome = text_of(record, "action") + ": " + (outcome.empty() ? "dry run" : outcome);
+    } else if (row.action == "guard_policy_changed") {
+        row.target = text_of(record, "path");
+        row.outcome = text_of(record, "change");
     } else {
-        // Events added later (resets, rogue findings): the usual field names.
+        // Events added later: the usual field names.
         if (row.target.empty() && record.contains("gpu"))
             row.target = "GPU " + text_of(record, "gpu");
         row.outcome = text_of(record, "outcome");
@@ -119,7 +204,8 @@ ActionRow describe_action(const Json& record) {
     return row;
 }
 
-std::string actions_table(const AuditScope& scope, const audit::ActionLog& log, OutputWidth width) {
+std::string actions_table(const engine::ActionsOutcome& log, OutputWidth width) {
+    const AuditScope& scope = log.scope;
     std::string out = fmt::format("Actions ({})\nLog: {}\n", describe_window(scope), scope.source);
     if (log.skipped_lines > 0) {
         out += fmt::format("{} line{} of the log skipped: not a record (cut short or damaged)\n",

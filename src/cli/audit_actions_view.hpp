@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit/action_log_reader.hpp"
 #include "cli/audit_history_view.hpp"
 #include "cli/text_wrap.hpp"
+#include "engine/audit_queries.hpp"
 
 namespace gpukill::cli {
 
@@ -24,7 +24,6 @@ struct ActionRow {
 // fields are shown when they have the usual names).
 ActionRow describe_action(const nlohmann::ordered_json& record);
 
-std::string actions_table(const AuditScope& scope, const audit::ActionLog& log,
-                          OutputWidth width = std::nullopt);
+std::string actions_table(const engine::ActionsOutcome& log, OutputWidth width = std::nullopt);
 
 }  // namespace gpukill::cli

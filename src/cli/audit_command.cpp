@@ -60,8 +60,7 @@ int run_actions(const GlobalOptions& global, const AuditOptions& options,
                                actions->scope.source),
                    global.output_width);
     } else {
-        print_text(actions_table(actions->scope, actions->log, global.output_width),
-                   global.output_width);
+        print_text(actions_table(*actions, global.output_width), global.output_width);
     }
     return exit_code::ok;
 }

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/text_wrap.hpp"
-#include "history/usage_summary.hpp"
+#include "model/usage_summary.hpp"
 
 namespace gpukill::cli {
 

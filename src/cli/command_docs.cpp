@@ -163,9 +163,12 @@ std::vector<CommandDoc> build_docs() {
         .paragraphs =
             {"A problem is a soft-locked GPU, memory no listed process accounts for above "
              "the threshold, a lost GPU, an orphaned holder, a holder outside --allow-user "
-             "(or any holder with --idle), or a rogue finding. It never signals anything and "
-             "records nothing; the one stdout line is the summary node-problem-detector "
-             "shows."},
+             "(or any holder with --idle), or a rogue finding scoring 60 or more (rogue.yaml's "
+             "check_threshold: one sign only mining or hiding explains). A lower finding, such "
+             "as a program built in /tmp that names itself, is a note: gpukill audit --rogue "
+             "shows its evidence. It never "
+             "signals anything and records nothing; the one stdout line is the summary "
+             "node-problem-detector shows."},
         .examples = {{"gpukill check", "one line: clean, or the problems"},
                      {"gpukill check --idle", "before a CI job: any GPU holder is a problem"},
                      {"gpukill check --allow-user slurm --json", "for machines"}},

@@ -142,28 +142,30 @@ std::string bash_completion(const CompletionInput& input) {
         "# gpukill-docgen; do not edit.\n\n";
     out += fmt::format("_gpukill_values() {{\n    command gpukill {} \"$1\" 2>/dev/null\n}}\n\n",
                        kCompletionValuesCommand);
+    // Candidates go through mapfile, not COMPREPLY=($(...)): no word splitting or globbing
+    // of what compgen prints (shellcheck SC2207).
+    out += "_gpukill_reply() {\n    mapfile -t COMPREPLY < <(compgen \"$@\" -- \"$cur\")\n}\n\n";
     out += "_gpukill() {\n";
     out += "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n";
-    out += "    local command= subcommand= i\n";
+    out += "    local command='' subcommand='' word i\n";
     out += "    for ((i = 1; i < COMP_CWORD; i++)); do\n";
-    out += "        case ${COMP_WORDS[i]} in\n";
-    out += fmt::format("            {}|help)\n", fmt::join(command_words(), "|"));
-    out +=
-        "                if [[ -z $command ]]; then command=${COMP_WORDS[i]}; "
-        "elif [[ -z $subcommand ]]; then subcommand=${COMP_WORDS[i]}; fi ;;\n";
-    out += "            init|check|test|run)\n";
-    out +=
-        "                [[ $command == guard && -z $subcommand ]] && "
-        "subcommand=${COMP_WORDS[i]} ;;\n";
-    out += "        esac\n    done\n";
+    out += "        word=${COMP_WORDS[i]}\n";
+    // The first command word names the command; after `guard`, its own words (check is
+    // both a command and guard's subcommand: one pattern each, none shadowed).
+    out += "        if [[ -z $command ]]; then\n";
+    out += fmt::format("            case $word in {}|help) command=$word ;; esac\n",
+                       fmt::join(command_words(), "|"));
+    out += "        elif [[ $command == guard && -z $subcommand ]]; then\n";
+    out += "            case $word in init|check|test|run) subcommand=$word ;; esac\n";
+    out += "        fi\n";
+    out += "    done\n";
     out += "    case $prev in\n";
     for (const auto& [kind, names] : by_kind) {
         out += fmt::format("        {})\n", fmt::join(names, "|"));
         if (kind.empty()) {
             out += "            COMPREPLY=()\n            return ;;\n";
         } else {
-            out += fmt::format(
-                "            COMPREPLY=($(compgen {} -- \"$cur\"))\n            return ;;\n", kind);
+            out += fmt::format("            _gpukill_reply {}\n            return ;;\n", kind);
         }
     }
     out += "    esac\n";
@@ -175,18 +177,18 @@ std::string bash_completion(const CompletionInput& input) {
     out += fmt::format("        *) options=\"{} --version\" ;;\n", joined_names(input.top_level));
     out += "    esac\n";
     out += "    if [[ $cur == -* ]]; then\n";
-    out += "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n        return\n    fi\n";
+    out += "        _gpukill_reply -W \"$options\"\n        return\n    fi\n";
     out += "    case $command in\n";
-    out += fmt::format("        '') COMPREPLY=($(compgen -W \"{} help\" -- \"$cur\")) ;;\n",
+    out += fmt::format("        '') _gpukill_reply -W \"{} help\" ;;\n",
                        fmt::join(command_words(), " "));
-    out += fmt::format("        help) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")) ;;\n",
-                       fmt::join(command_words(), " "));
-    out += "        kill) COMPREPLY=($(compgen -W \"$(_gpukill_values pids)\" -- \"$cur\")) ;;\n";
-    out += "        reset) COMPREPLY=($(compgen -W \"$(_gpukill_values gpus)\" -- \"$cur\")) ;;\n";
+    out +=
+        fmt::format("        help) _gpukill_reply -W \"{}\" ;;\n", fmt::join(command_words(), " "));
+    out += "        kill) _gpukill_reply -W \"$(_gpukill_values pids)\" ;;\n";
+    out += "        reset) _gpukill_reply -W \"$(_gpukill_values gpus)\" ;;\n";
     out += "        guard)\n";
     out += "            case $subcommand in\n";
-    out += "                '') COMPREPLY=($(compgen -W \"init check test run\" -- \"$cur\")) ;;\n";
-    out += "                check) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n";
+    out += "                '') _gpukill_reply -W \"init check test run\" ;;\n";
+    out += "                check) _gpukill_reply -f ;;\n";
     out += "            esac ;;\n";
     out += "    esac\n}\n\ncomplete -F _gpukill gpukill\n";
     return out;

@@ -2,6 +2,7 @@
 // (README: errors never go to stdout, which carries results only).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "model/result.hpp"
@@ -15,6 +16,11 @@ int print_error(std::string_view message, int code);
 
 // print_error, then exit_code::invalid_arguments.
 int usage_error(std::string_view message);
+
+// The parser's message in the command line's words: CLI11 says "--pid: 1 required PID
+// missing" of an option given without its value, which reads as a PID missing from a
+// list; that becomes "--pid needs a value: a PID". Other messages pass unchanged.
+std::string parse_error_text(std::string_view what);
 
 // The exit code of an error by its category (README): invalid input and not found 3,
 // permission 4, unsupported 5, everything else (unavailable, conflict, refused,

@@ -1,198 +1,33 @@
 #include "cli/doctor.hpp"
 
-#include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
-#include <regex>
 
-#include "backends/registry.hpp"
+#include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
-#include "discovery/discover.hpp"
+#include "engine/doctor.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
-namespace {
-
-std::size_t count_entries(const std::string& dir, const std::regex& pattern) {
-    std::size_t count = 0;
-    DIR* handle = opendir(dir.c_str());
-    if (handle == nullptr) return 0;
-    while (dirent* entry = readdir(handle)) {
-        if (std::regex_match(entry->d_name, pattern)) ++count;
-    }
-    closedir(handle);
-    return count;
-}
-
-// Writable now, or creatable by us under its nearest existing parent.
-bool writable_or_creatable(std::string path) {
-    while (!path.empty()) {
-        if (access(path.c_str(), F_OK) == 0) return access(path.c_str(), W_OK | X_OK) == 0;
-        auto slash = path.find_last_of('/');
-        if (slash == std::string::npos) return access(".", W_OK) == 0;
-        path = slash == 0 ? "/" : path.substr(0, slash);
-    }
-    return false;
-}
-
-}  // namespace
-
-const char* to_string(CheckLevel level) {
-    switch (level) {
-        case CheckLevel::ok:
-            return "ok";
-        case CheckLevel::info:
-            return "info";
-        case CheckLevel::warn:
-            return "warn";
-        case CheckLevel::fail:
-            return "fail";
-    }
-    return "info";
-}
-
-std::vector<DoctorCheck> diagnose(const DoctorFacts& facts) {
-    std::vector<DoctorCheck> checks;
-    for (const BackendStatus& backend : facts.backends) {
-        DoctorCheck check{.name = "backend " + backend.name, .detail = backend.detail};
-        if (backend.loaded) {
-            check.level = CheckLevel::ok;
-            if (backend.driver_version) check.detail += ", driver " + *backend.driver_version;
-        } else {
-            // Device nodes without a working driver library is a real gap; no
-            // nodes and no library is simply a host without that vendor's GPUs.
-            bool nodes_present = backend.name == "nvml" && facts.nvidia_device_nodes > 0;
-            check.level =
-                backend.explicitly_requested || nodes_present ? CheckLevel::fail : CheckLevel::info;
-            check.advice = backend.advice;
-        }
-        checks.push_back(std::move(check));
-    }
-    checks.push_back(DoctorCheck{
-        .name = "gpus",
-        .level = facts.gpus_found > 0 ? CheckLevel::ok : CheckLevel::info,
-        .detail = fmt::format("{} GPU{} found", facts.gpus_found, facts.gpus_found == 1 ? "" : "s"),
-        .advice = facts.gpus_found > 0
-                      ? std::nullopt
-                      : std::optional<std::string>(
-                            "gpukill still lists processes holding GPU device files"),
-    });
-    checks.push_back(DoctorCheck{
-        .name = "device nodes",
-        .level = CheckLevel::info,
-        .detail = fmt::format("{}: {} NVIDIA GPU node{}, {} DRM node{}{}", facts.roots.devfs,
-                              facts.nvidia_device_nodes, facts.nvidia_device_nodes == 1 ? "" : "s",
-                              facts.dri_device_nodes, facts.dri_device_nodes == 1 ? "" : "s",
-                              facts.kfd_present ? ", /dev/kfd" : ""),
-    });
-    if (!facts.procfs_readable) {
-        checks.push_back(DoctorCheck{
-            .name = "process visibility",
-            .level = CheckLevel::fail,
-            .detail = fmt::format("cannot read {}", facts.roots.procfs),
-            .advice = "point --procfs (GPUKILL_PROCFS) at the host's /proc",
-        });
-    } else if (facts.processes_denied > 0) {
-        checks.push_back(DoctorCheck{
-            .name = "process visibility",
-            .level = CheckLevel::warn,
-            .detail = fmt::format("open files of {} of {} processes are unreadable (running as "
-                                  "uid {})",
-                                  facts.processes_denied, facts.processes_scanned, facts.euid),
-            .advice = "run as root (sudo gpukill ...) to see every user's GPU holders; without it "
-                      "orphaned workers of other users stay invisible",
-        });
-    } else {
-        checks.push_back(DoctorCheck{
-            .name = "process visibility",
-            .level = CheckLevel::ok,
-            .detail = fmt::format("all {} processes' open files readable", facts.processes_scanned),
-        });
-    }
-    checks.push_back(DoctorCheck{
-        .name = "holder tracking",
-        .level = facts.holder_tracking_unavailable.empty() ? CheckLevel::ok : CheckLevel::info,
-        .detail = facts.holder_tracking_unavailable.empty()
-                      ? "kernel events available: the agent and `list --watch` track holders"
-                      : "every sample sweeps /proc: " + facts.holder_tracking_unavailable,
-        .advice = facts.holder_tracking_unavailable.empty()
-                      ? std::nullopt
-                      : std::optional<std::string>(
-                            "run as root with CAP_SYS_ADMIN and CAP_NET_ADMIN (deploy/ grants "
-                            "both); nothing is missed without them, each sample costs more"),
-    });
-    checks.push_back(DoctorCheck{
-        .name = "state directory",
-        .level = facts.state_dir_writable ? CheckLevel::ok : CheckLevel::warn,
-        .detail = fmt::format("{} ({})", facts.state_dir,
-                              facts.state_dir_writable ? "writable" : "not writable"),
-        .advice = facts.state_dir_writable
-                      ? std::nullopt
-                      : std::optional<std::string>(
-                            "set --state-dir or GPUKILL_STATE_DIR to a writable directory; the "
-                            "audit log and usage history live there"),
-    });
-    return checks;
-}
-
-DoctorFacts gather_doctor_facts(const GlobalOptions& global) {
-    DoctorFacts facts;
-    facts.roots = global.roots;
-    facts.euid = geteuid();
-    auto backends = open_backends(backend_config(global), std::nullopt);
-    Snapshot snapshot = discover(global.roots, backends);
-    for (const auto& backend : backends) facts.backends.push_back(backend->status());
-    facts.gpus_found = snapshot.gpus.size();
-    facts.processes_scanned = snapshot.processes_scanned;
-    facts.processes_denied = snapshot.processes_denied;
-    facts.procfs_readable = access((global.roots.procfs + "/self/stat").c_str(), R_OK) == 0;
-    facts.nvidia_device_nodes = count_entries(global.roots.devfs, std::regex("nvidia[0-9]+"));
-    facts.dri_device_nodes =
-        count_entries(global.roots.devfs + "/dri", std::regex("(card|renderD)[0-9]+"));
-    struct stat info {};
-    facts.kfd_present = stat((global.roots.devfs + "/kfd").c_str(), &info) == 0;
-    facts.state_dir = global.state_dir;
-    facts.state_dir_writable = writable_or_creatable(global.state_dir);
-    if (!HolderTracker::start(global.roots, kTrackedSnapshotsPerFullSweep,
-                              facts.holder_tracking_unavailable)) {
-        if (facts.holder_tracking_unavailable.empty())
-            facts.holder_tracking_unavailable = "unknown";
-    } else {
-        facts.holder_tracking_unavailable.clear();
-    }
-    return facts;
-}
 
 int run_doctor(const GlobalOptions& global, bool json) {
-    std::vector<DoctorCheck> checks = diagnose(gather_doctor_facts(global));
+    using engine::DoctorCheck;
+    const std::vector<DoctorCheck> checks =
+        engine::diagnose(engine::gather_doctor_facts(engine_config(global)));
     if (json) {
-        nlohmann::json document{{"schema_version", 1}, {"checks", nlohmann::json::array()}};
-        for (const DoctorCheck& check : checks) {
-            document["checks"].push_back(
-                {{"name", check.name},
-                 {"level", to_string(check.level)},
-                 {"detail", check.detail},
-                 {"advice", check.advice ? nlohmann::json(*check.advice) : nlohmann::json()}});
-        }
-        print_json_result(document);
+        print_json_result(engine::doctor_json(checks));
     } else {
         std::string text;
         for (const DoctorCheck& check : checks) {
-            text +=
-                fmt::format("[{:>4}] {}: {}\n", to_string(check.level), check.name, check.detail);
+            text += fmt::format("[{:>4}] {}: {}\n", engine::to_string(check.level), check.name,
+                                check.detail);
             if (check.advice) text += fmt::format("       -> {}\n", *check.advice);
         }
         std::fputs(fit_to_width(text, global.output_width).c_str(), stdout);
     }
-    bool failed = std::any_of(checks.begin(), checks.end(),
-                              [](const DoctorCheck& c) { return c.level == CheckLevel::fail; });
-    return failed ? exit_code::failure : exit_code::ok;
+    return engine::any_check_failed(checks) ? exit_code::failure : exit_code::ok;
 }
 
 }  // namespace gpukill::cli

@@ -1,50 +1,10 @@
-// `gpukill doctor`: which backends loaded and why not, driver versions, whether
-// other users' processes are visible, and what to do about each gap. Facts are
-// gathered once (effects); the diagnosis over them is pure and tested.
+// `gpukill doctor`: the engine's findings about this host (engine/doctor.hpp), as a
+// table or as JSON.
 #pragma once
 
-#include <sys/types.h>
-
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "cli/global_options.hpp"
-#include "model/backend_status.hpp"
 
 namespace gpukill::cli {
-
-struct DoctorFacts {
-    std::vector<BackendStatus> backends;
-    uid_t euid = 0;
-    HostRoots roots;
-    bool procfs_readable = false;
-    std::size_t processes_scanned = 0;
-    std::size_t processes_denied = 0;
-    std::size_t nvidia_device_nodes = 0;  // devfs/nvidia[0-9]+
-    std::size_t dri_device_nodes = 0;     // devfs/dri/card*, renderD*
-    bool kfd_present = false;
-    std::size_t gpus_found = 0;
-    std::string state_dir;
-    bool state_dir_writable = false;
-    // Why the agent's event-driven holder tracker cannot start here; empty when it can.
-    std::string holder_tracking_unavailable;
-};
-
-enum class CheckLevel { ok, info, warn, fail };
-const char* to_string(CheckLevel level);
-
-struct DoctorCheck {
-    std::string name;
-    CheckLevel level = CheckLevel::ok;
-    std::string detail;
-    std::optional<std::string> advice;
-};
-
-std::vector<DoctorCheck> diagnose(const DoctorFacts& facts);
-
-DoctorFacts gather_doctor_facts(const GlobalOptions& global);
 
 int run_doctor(const GlobalOptions& global, bool json);
 

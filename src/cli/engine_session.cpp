@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 
 namespace gpukill::cli {
@@ -25,7 +24,6 @@ engine::EngineConfig engine_config(const GlobalOptions& global) {
                                 .path_env = environment("PATH"),
                                 .environment = process_environment(),
                                 .clock = {},
-                                .audit_options = {},
                                 .open_gpus = true};
 }
 
@@ -39,12 +37,12 @@ std::expected<std::unique_ptr<engine::Engine>, int> open_engine(const GlobalOpti
 }
 
 Actor command_line_actor(Interface interface) {
-    return audit::local_actor(interface);
+    return engine::local_actor(interface);
 }
 
 Actor command_line_actor_named(const std::string& interface) {
     if (interface != "fleet") return command_line_actor();
-    Actor actor = audit::local_actor(Interface::fleet);
+    Actor actor = engine::local_actor(Interface::fleet);
     // SSH_CLIENT is "ADDRESS PORT LOCALPORT", set by sshd; as trustworthy as the account.
     if (auto client = environment("SSH_CLIENT")) {
         const std::size_t space = client->find(' ');

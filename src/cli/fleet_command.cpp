@@ -24,7 +24,7 @@
 #include "fleet/fleet_run.hpp"
 #include "fleet/inventory.hpp"
 #include "fleet/ssh_transport.hpp"
-#include "host/interrupt.hpp"
+#include "sys/interrupt.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -191,6 +191,7 @@ Result<std::unique_ptr<fleet::Transport>> open_transport(const FleetOptions& opt
         ssh.connect_timeout_seconds = options.connect_timeout_seconds;
         ssh.command_timeout_seconds = options.command_timeout_seconds;
         ssh.remote_gpukill = options.remote_gpukill;
+        ssh.interrupted = [] { return InterruptCatcher::caught(); };
         auto opened = fleet::SshTransport::open(std::move(ssh));
         if (!opened) return std::unexpected(opened.error());
         return std::unique_ptr<fleet::Transport>(std::move(*opened));
@@ -203,6 +204,7 @@ Result<std::unique_ptr<fleet::Transport>> open_transport(const FleetOptions& opt
         agent.default_port = options.agent_port;
         agent.connect_timeout_seconds = options.connect_timeout_seconds;
         agent.command_timeout_seconds = options.command_timeout_seconds;
+        agent.interrupted = [] { return InterruptCatcher::caught(); };
         auto opened = fleet::AgentTransport::open(std::move(agent));
         if (!opened) return std::unexpected(opened.error());
         return std::unique_ptr<fleet::Transport>(std::move(*opened));
@@ -241,6 +243,9 @@ int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& glo
     if (!hosts) return report_error(hosts.error());
     auto request = fleet_request(command, cl);
     if (!request) return report_error(request.error());
+    // Caught from before the transport makes its control directory, so that an interrupt
+    // ends the run through its cleanup.
+    const InterruptCatcher interrupt;
     auto transport = open_transport(options);
     if (!transport) return report_error(transport.error());
 
@@ -257,7 +262,6 @@ int run_fleet_command(Command command, CommandLine& cl, const GlobalOptions& glo
                 std::fflush(stderr);
             },
         .interrupted = [] { return InterruptCatcher::caught(); }};
-    const InterruptCatcher interrupt;
     fleet::FleetResult result = fleet::run_fleet(**transport, *hosts, *request);
     (*transport)->finish(*hosts);
     if (show_progress) fmt::print(stderr, "\r\x1b[K");

@@ -1,7 +1,9 @@
 // A host's section of a fleet command's text output, written from its JSON document
-// (never from a remote table): a listing as `gpukill list` draws it, a kill as one row
-// per target and one line per GPU with the memory verified back, a check as its summary
-// line, anything else as its document. A host that failed shows its error.
+// (never from a remote table), reading as the same command's text on one host: a listing
+// as `gpukill list` draws it, a kill as one row per target and one line per GPU with the
+// memory verified back, a reset as its plan and outcome, audit's history, actions and
+// rogue scan as their tables, guard test as its decisions, a check as its summary line.
+// Only a document it does not know is shown as JSON. A host that failed shows its error.
 #pragma once
 
 #include <string>
@@ -19,5 +21,9 @@ std::string fleet_host_text(Command command, const CommandLine& cl, const fleet:
 
 // The kill document (plan or outcome) of one host, as text. Pure.
 std::string fleet_kill_text(const nlohmann::ordered_json& document);
+
+// The reset document (plan or outcome) of one host, as `gpukill reset` says it. Pure.
+std::string fleet_reset_text(const nlohmann::ordered_json& document,
+                             OutputWidth width = std::nullopt);
 
 }  // namespace gpukill::cli

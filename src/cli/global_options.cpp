@@ -85,8 +85,4 @@ Result<GlobalOptions> resolve_global_options(const GlobalFlags& flags, const Env
     return options;
 }
 
-BackendConfig backend_config(const GlobalOptions& options) {
-    return BackendConfig{.roots = options.roots, .nvml_library = options.nvml_library};
-}
-
 }  // namespace gpukill::cli

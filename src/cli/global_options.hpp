@@ -7,9 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "backends/registry.hpp"
 #include "cli/text_wrap.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::cli {
@@ -39,7 +38,5 @@ Environment process_environment();
 // script whose variable came out empty must not act on the real state.
 Result<GlobalOptions> resolve_global_options(const GlobalFlags& flags, const Environment& env,
                                              bool running_as_root);
-
-BackendConfig backend_config(const GlobalOptions& options);
 
 }  // namespace gpukill::cli

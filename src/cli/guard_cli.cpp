@@ -9,40 +9,26 @@
 #include <chrono>
 #include <cstdio>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
-#include "cli/guard_inputs.hpp"
 #include "cli/guard_report.hpp"
 #include "cli/guard_run.hpp"
 #include "cli/json_result.hpp"
-#include "engine/config_changes.hpp"
+#include "engine/guard.hpp"
 #include "engine/guard_test.hpp"
 #include "engine/outcome_codes.hpp"
-#include "engine/starter_policy.hpp"
-#include "guard/policy_yaml.hpp"
+#include "engine/policy_edit.hpp"
 #include "model/json_text.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::cli {
 namespace {
 
 // `gpukill guard check FILE`: the whole file is read as guard run would read it.
 int run_check(const std::string& path) {
-    auto policy = guard::load_policy_file(path);
-    if (!policy) {
-        print_error(policy.error().errno_value == ENOENT ? engine::missing_policy_message(path)
-                                                         : policy.error().what);
-        return policy.error().errno_value != 0 ? exit_code::failure : exit_code::invalid_arguments;
-    }
-    fmt::print(
-        "{}: valid (mode {}; {} user{}, {} group{}, {} GPU rule{}, {} time window{}, {} "
-        "runaway rule{})\n",
-        path, guard::to_string(policy->mode), policy->users.size(),
-        policy->users.size() == 1 ? "" : "s", policy->groups.size(),
-        policy->groups.size() == 1 ? "" : "s", policy->gpus.size(),
-        policy->gpus.size() == 1 ? "" : "s", policy->windows.size(),
-        policy->windows.size() == 1 ? "" : "s", policy->rules.size(),
-        policy->rules.size() == 1 ? "" : "s");
+    auto summary = engine::check_policy_file(path);
+    if (!summary) return report_error(summary.error());
+    fmt::print("{}: valid ({})\n", path, summary->contents);
     return exit_code::ok;
 }
 
@@ -69,34 +55,12 @@ int run_test(const GlobalOptions& global, const GuardOptions& options,
 // from, never over an existing file.
 int run_init(const GlobalOptions& global, const GuardOptions& options,
              const std::vector<std::string>& argv) {
-    const std::string path =
-        options.policy ? *options.policy : guard::default_policy_path(global.config_dir);
-    const std::string text(engine::starter_policy_text());
-    if (auto checked = guard::parse_policy(text, path); !checked) {
-        return print_error("the built-in starter policy does not load: " + checked.error().what,
-                           exit_code::failure);
-    }
     auto engine = open_engine(global, false);
     if (!engine) return engine.error();
-    auto written = engine::write_guard_policy(
-        **engine,
-        engine::PolicyWrite{.path = path,
-                            .text = text,
-                            .change = "created from the starter policy (mode dry-run)",
-                            .from = std::nullopt,
-                            .command = audit::shell_join(argv),
-                            .create_only = true},
-        command_line_actor());
-    if (!written) {
-        if (written.error().category == ErrorCategory::conflict) {
-            return print_error(
-                fmt::format("{} exists; guard init never overwrites a policy (check it with "
-                            "`gpukill guard check {}`, edit it, or remove it first)",
-                            path, path),
-                exit_code::failure);
-        }
-        return report_error(written.error());
-    }
+    auto written =
+        engine::init_policy(**engine, options.policy, shell_join(argv), command_line_actor());
+    if (!written) return report_error(written.error());
+    const std::string& path = written->path;
     if (written->audit_problem) print_error("warning: " + *written->audit_problem);
     const std::string text_out = fmt::format(
         "wrote {} (mode dry-run: guard run only logs what it would do)\n"
@@ -197,7 +161,7 @@ int run_guard(const GlobalOptions& global, const GuardCli& cli, const RequestOpt
     if (options.compat_guard) {
         // `gpukill --guard` alone: is the policy in effect valid, and what does it say.
         return run_check(options.policy ? *options.policy
-                                        : guard::default_policy_path(global.config_dir));
+                                        : engine::default_policy_path(engine_config(global)));
     }
     return usage_error(
         "guard needs one of: init, check FILE, test (or --guard-test-policies), run (see "

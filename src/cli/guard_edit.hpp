@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/global_options.hpp"
+#include "engine/policy_edit.hpp"
 
 // CLI11 stays out of headers: its header is the slowest part of every file including it.
 namespace CLI {
@@ -24,28 +25,8 @@ class Option;
 
 namespace gpukill::cli {
 
-struct GuardEditOptions {
-    bool enable = false;
-    bool disable = false;
-    bool dry_run = false;
-    bool enforce = false;
-    bool print_config = false;
-    bool export_config = false;
-    std::optional<std::string> import_config;
-    std::optional<std::string> add_user, remove_user;
-    std::optional<std::string> add_group, remove_group;
-    std::optional<unsigned> add_gpu, remove_gpu;
-    // Settings of what is added (or changed).
-    std::optional<std::string> memory_limit;  // a bare number is GiB, as gpu-kill's GB
-    std::optional<unsigned> max_processes;
-    std::vector<std::string> group_members;
-    std::vector<std::string> allowed_users;
-    std::vector<std::string> allowed_executables;
-    bool exclusive = false;
-    std::optional<std::string> reserved_memory;
-    std::optional<std::string> action;
-    std::optional<std::string> grace_period;
-};
+// The flags fill the engine's request (engine/policy_edit.hpp) directly.
+using GuardEditOptions = engine::PolicyEditRequest;
 
 // Registers the flags on `app`; each is also added to `given` (guard_requested).
 void add_guard_edit_flags(CLI::App& app, GuardEditOptions& options,

@@ -8,13 +8,12 @@
 #include <chrono>
 #include <cstdio>
 
-#include "audit/envelope.hpp"
 #include "cli/engine_session.hpp"
-#include "cli/guard_inputs.hpp"
 #include "cli/watch.hpp"
 #include "engine/guard.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/human_format.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -32,19 +31,13 @@ void print_event(const engine::GuardEvent& event) {
 
 int run_guard_loop(const GlobalOptions& global, const GuardOptions& options,
                    const std::vector<std::string>& argv) {
-    auto policy = load_guard_policy(global, options.policy);
-    if (!policy) return policy.error();
-    auto protected_list = load_reclaim_protected(global);
-    if (!protected_list) return protected_list.error();
     auto engine = open_engine(global);
     if (!engine) return engine.error();
-    engine::Guard guard(**engine,
-                        engine::GuardSetup{.policy_path = policy->path,
-                                           .policy = std::move(policy->policy),
-                                           .protected_list = std::move(*protected_list),
-                                           .command = audit::shell_join(argv)},
-                        command_line_actor(Interface::guard), print_event,
-                        std::chrono::system_clock::now());
+    auto opened = engine::Guard::open(
+        **engine, engine::GuardSetup{.policy_path = options.policy, .command = shell_join(argv)},
+        command_line_actor(Interface::guard), print_event, std::chrono::system_clock::now());
+    if (!opened) return report_error(opened.error());
+    engine::Guard& guard = **opened;
     // SIGHUP reloads the policy: held from before the start line, so one sent as soon
     // as the loop says it runs is not the default action (exit) but a reload.
     sigset_t hangup;

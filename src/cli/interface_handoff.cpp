@@ -16,7 +16,7 @@
 #include "cli/diagnostics.hpp"
 #include "cli/interface_commands.hpp"
 #include "engine/outcome_codes.hpp"
-#include "host/own_programs.hpp"
+#include "sys/own_programs.hpp"
 
 namespace gpukill::cli {
 namespace {

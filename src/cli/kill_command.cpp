@@ -6,15 +6,15 @@
 
 #include <cstdio>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
 #include "cli/kill_text.hpp"
 #include "engine/kill.hpp"
 #include "engine/outcome_codes.hpp"
-#include "host/interrupt.hpp"
 #include "model/json_text.hpp"
+#include "model/quoted_text.hpp"
+#include "sys/interrupt.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -46,7 +46,7 @@ void print_report(const engine::KillOutcome& outcome, bool json, OutputWidth wid
 
 int run_kill(const GlobalOptions& global, const KillOptions& options, engine::KillRequest request,
              const std::vector<std::string>& argv) {
-    request.command = audit::shell_join(argv);
+    request.command = shell_join(argv);
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     const Actor actor = command_line_actor_named(options.actor);

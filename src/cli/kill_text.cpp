@@ -40,7 +40,11 @@ std::string render_kill_report(const engine::KillReport& report, bool with_refus
     if (report.results == nullptr) {
         if (plan.aborted()) {
             if (with_refusals) {
-                out += "Nothing was signalled: a process named with --pid was refused.\n";
+                // Only reset's reclaim step shows refusals here: its holders were named
+                // by the GPU, not by --pid.
+                out +=
+                    "Nothing was signalled: a holder of the GPU may not be signalled, so none "
+                    "was.\n";
             }
         } else if (plan.targets.empty()) {
             out += "No process to signal.\n";

@@ -1,18 +1,18 @@
 // `gpukill reset`: the engine's reset (engine/reset.hpp) with its report printed.
 #include "cli/reset_command.hpp"
+#include "model/quoted_text.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
 #include "cli/reset_text.hpp"
 #include "engine/reset.hpp"
-#include "host/interrupt.hpp"
 #include "model/json_text.hpp"
+#include "sys/interrupt.hpp"
 
 namespace gpukill::cli {
 
@@ -21,7 +21,7 @@ int run_reset(const GlobalOptions& global, const ResetOptions& options,
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     request.nvidia_smi = options.nvidia_smi;
-    request.command = audit::shell_join(argv);
+    request.command = shell_join(argv);
     const InterruptCatcher interrupt;
     auto outcome = engine::reset(
         **engine, request, command_line_actor_named(options.actor),

@@ -1,6 +1,7 @@
 // `gpukill audit --rogue`: every GPU holder judged by the rogue signals
 // (src/detect), findings reported and appended to the audit log. Reports only.
 #include "cli/rogue_command.hpp"
+#include "model/quoted_text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,23 +9,17 @@
 #include <cstdio>
 #include <memory>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
 #include "cli/rogue_config_command.hpp"
 #include "cli/rogue_table.hpp"
-#include "detect/assessment.hpp"
-#include "detect/config_file.hpp"
-#include "detect/rogue_json.hpp"
 #include "engine/outcome_codes.hpp"
 #include "engine/rogue_scan.hpp"
 #include "model/json_text.hpp"
 
 namespace gpukill::cli {
 namespace {
-
-namespace rogue = detect;
 
 // Flags that ask for something --rogue does not do are refused, not silently ignored.
 std::optional<std::string> conflicting_flags(const AuditOptions& options,
@@ -56,20 +51,18 @@ int detect(const GlobalOptions& global, const AuditOptions& options, const Reque
     auto request = requests.request<engine::RogueScanRequest>();
     if (!request) return usage_error(request.error().what);
     request->config_file = options.rogue_config_file;
-    request->command = audit::shell_join(argv);
+    request->command = shell_join(argv);
     auto engine = open_engine(global);
     if (!engine) return engine.error();
     auto scanned = engine::rogue_scan(**engine, *request, command_line_actor());
     if (!scanned) return report_error(scanned.error());
     if (scanned->audit_problem) print_error("warning: " + *scanned->audit_problem);
     if (options.json) {
-        print_json_result(scanned->document());
+        print_json_result(scanned->document);
     } else {
-        std::fputs(
-            render_rogue_table(scanned->report, scanned->context, global.output_width).c_str(),
-            stdout);
+        std::fputs(render_rogue_table(scanned->document, global.output_width).c_str(), stdout);
     }
-    return scanned->report.findings.empty() ? exit_code::ok : rogue_exit::findings_present;
+    return scanned->findings == 0 ? exit_code::ok : rogue_exit::findings_present;
 }
 
 }  // namespace
@@ -88,18 +81,15 @@ int run_rogue(const GlobalOptions& global, const AuditOptions& options,
     if (!options.rogue_config_print && !options.rogue_config_export) {
         return detect(global, options, requests, argv);
     }
-    auto loaded = rogue::load_rogue_config(global.config_dir, options.rogue_config_file);
-    if (!loaded) {
-        print_error(loaded.error().what);
-        return rogue_config_error_exit_code(loaded.error());
+    if (options.rogue_config_print) {
+        return print_rogue_config(global, options.rogue_config_file, options.json,
+                                  global.output_width);
     }
-    if (options.rogue_config_print)
-        return print_rogue_config(*loaded, options.json, global.output_width);
     if (options.json) {
         print_error("--rogue-export-config writes YAML; use --rogue-config --json for JSON");
         return exit_code::invalid_arguments;
     }
-    return export_rogue_config(*loaded);
+    return export_rogue_config(global, options.rogue_config_file);
 }
 
 }  // namespace gpukill::cli

@@ -5,15 +5,13 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "audit/envelope.hpp"
 #include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
-#include "detect/rogue_json.hpp"
 #include "engine/config_changes.hpp"
 #include "engine/outcome_codes.hpp"
-#include "host/proc_reader.hpp"
 #include "model/json_text.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::cli {
 int rogue_config_error_exit_code(const Error& error) {
@@ -31,58 +29,62 @@ int rogue_config_error_exit_code(const Error& error) {
     }
 }
 
-int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json, OutputWidth width) {
+int print_rogue_config(const GlobalOptions& global, const std::optional<std::string>& file,
+                       bool json, OutputWidth width) {
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto loaded = engine::rogue_config_text(**engine, file, "");
+    if (!loaded) {
+        print_error(loaded.error().what);
+        return rogue_config_error_exit_code(loaded.error());
+    }
     if (json) {
-        const nlohmann::ordered_json document = {
-            {"schema_version", detect::kRogueSchemaVersion},
-            {"source", loaded.source},
-            {"config", detect::rogue_config_json(loaded.config)},
-        };
-        print_json_result(document);
+        print_json_result(loaded->document);
         return exit_code::ok;
     }
-    const std::string header =
+    auto shown = engine::rogue_config_text(
+        **engine, file,
         fmt::format("rogue-detection configuration in effect\nsource: {}\nsettings: docs/ROGUE.md",
-                    loaded.source);
-    std::fputs(fit_to_width(detect::rogue_config_yaml(loaded.config, header), width).c_str(),
-               stdout);
+                    loaded->source));
+    std::fputs(fit_to_width(shown->yaml, width).c_str(), stdout);
     return exit_code::ok;
 }
 
-int export_rogue_config(const detect::LoadedRogueConfig& loaded) {
-    const std::string header = fmt::format(
-        "gpukill rogue-detection configuration, exported from {}\n"
-        "install with: gpukill audit --rogue-import-config FILE (settings: docs/ROGUE.md)",
-        loaded.source);
-    std::fputs(detect::rogue_config_yaml(loaded.config, header).c_str(), stdout);
+int export_rogue_config(const GlobalOptions& global, const std::optional<std::string>& file) {
+    auto engine = open_engine(global, false);
+    if (!engine) return engine.error();
+    auto loaded = engine::rogue_config_text(**engine, file, "");
+    if (!loaded) {
+        print_error(loaded.error().what);
+        return rogue_config_error_exit_code(loaded.error());
+    }
+    auto exported = engine::rogue_config_text(
+        **engine, file,
+        fmt::format("gpukill rogue-detection configuration, exported from {}\n"
+                    "install with: gpukill audit --rogue-import-config FILE (settings: "
+                    "docs/ROGUE.md)",
+                    loaded->source));
+    std::fputs(exported->yaml.c_str(), stdout);
     return exit_code::ok;
 }
 
 int import_rogue_config(const GlobalOptions& global, const std::string& file, bool json,
                         const std::vector<std::string>& argv) {
-    auto text = read_text_file(file);
-    if (!text) {
-        print_error(text.error().what);
-        return rogue_config_error_exit_code(text.error());
-    }
     auto engine = open_engine(global, false);
     if (!engine) return engine.error();
-    auto done = engine::install_rogue_config(**engine, *text, file, audit::shell_join(argv),
-                                             command_line_actor());
+    auto done = engine::import_rogue_config(**engine, file, shell_join(argv), command_line_actor());
     if (!done) {
         print_error(done.error().what);
         if (done.error().category == ErrorCategory::invalid_input) {
             return exit_code::invalid_arguments;
         }
-        return done.error().errno_value == EACCES || done.error().errno_value == EPERM
-                   ? exit_code::permission_denied
-                   : exit_code::failure;
+        return rogue_config_error_exit_code(done.error());
     }
     const std::string* installed = &done->first;
     if (done->second.audit_problem) print_error("warning: " + *done->second.audit_problem);
     if (json) {
         const nlohmann::ordered_json document = {
-            {"schema_version", detect::kRogueSchemaVersion},
+            {"schema_version", 1},
             {"installed_path", *installed},
             {"from", file},
         };

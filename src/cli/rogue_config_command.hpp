@@ -4,11 +4,11 @@
 // CONFIG_DIR/rogue.yaml, audited).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/global_options.hpp"
-#include "detect/config_file.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::cli {
@@ -18,9 +18,10 @@ int rogue_config_error_exit_code(const Error& error);
 
 // At a terminal, long flow sequences are wrapped between items (still valid YAML: a
 // flow sequence may span lines); the export is never wrapped.
-int print_rogue_config(const detect::LoadedRogueConfig& loaded, bool json,
-                       OutputWidth width = std::nullopt);
-int export_rogue_config(const detect::LoadedRogueConfig& loaded);
+// `file`: --rogue-config-file, else CONFIG_DIR/rogue.yaml, else the defaults.
+int print_rogue_config(const GlobalOptions& global, const std::optional<std::string>& file,
+                       bool json, OutputWidth width = std::nullopt);
+int export_rogue_config(const GlobalOptions& global, const std::optional<std::string>& file);
 int import_rogue_config(const GlobalOptions& global, const std::string& file, bool json,
                         const std::vector<std::string>& argv);
 

@@ -39,7 +39,14 @@ std::string process_label(const SnapshotProcess& process) {
     return fmt::format("{} ({})", name.empty() ? "?" : name, process.info.pid);
 }
 
-std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
+// The GPU's top process: "python (5226) 30.0 GiB", and shorter forms for a narrow
+// terminal that always keep the PID whole: "python (5226)", "pyt… (5226)", "(5226)".
+struct TopProcessCell {
+    std::string text;
+    std::vector<std::string> shorter;
+};
+
+TopProcessCell top_process(const Snapshot& snapshot, const Gpu& gpu) {
     const SnapshotProcess* best = nullptr;
     std::uint64_t best_memory = 0;
     for (const SnapshotProcess& process : snapshot.processes) {
@@ -52,11 +59,20 @@ std::string top_process(const Snapshot& snapshot, const Gpu& gpu) {
             best_memory = memory;
         }
     }
-    if (best == nullptr) return "-";
+    if (best == nullptr) return {"-", {}};
     const ProcessGpuUse* use = use_on(*best, gpu.index);
-    if (use->memory_bytes)
-        return fmt::format("{} {}", process_label(*best), format_bytes(best_memory));
-    return process_label(*best);
+    TopProcessCell cell{process_label(*best), {}};
+    if (use->memory_bytes) {
+        cell.shorter.push_back(cell.text);
+        cell.text += " " + format_bytes(best_memory);
+    }
+    const std::string name = best->info.comm.empty() ? "?" : best->info.comm;
+    const std::string pid = fmt::format("({})", best->info.pid);
+    for (std::size_t keep = display_width(name); keep-- > 1;) {
+        cell.shorter.push_back(cut_to_width(name, keep) + " " + pid);
+    }
+    cell.shorter.push_back(pid);
+    return cell;
 }
 
 std::string memory_cell(const GpuReading& r) {
@@ -241,6 +257,7 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
         std::vector<std::pair<std::size_t, std::vector<std::string>>> notes;
         for (const Gpu& gpu : snapshot.gpus) {
             const GpuReading& r = gpu.reading;
+            TopProcessCell top = top_process(snapshot, gpu);
             std::vector<std::string> cells = {
                 std::to_string(gpu.index),
                 r.name.value_or("?"),
@@ -252,14 +269,14 @@ std::string render_snapshot_table(const Snapshot& snapshot, const TableOptions& 
                 metric_cell(r, r.power_watts.has_value(),
                             fmt::format("{:.0f} W", r.power_watts.value_or(0))),
                 std::to_string(gpu.process_count),
-                top_process(snapshot, gpu),
+                top.text,
             };
             if (with_vendor) {
                 std::string vendor = to_string(r.vendor);
                 if (r.driver) vendor += " (" + *r.driver + ")";
                 cells.insert(cells.begin() + 1, std::move(vendor));
             }
-            table.add_row(std::move(cells));
+            table.add_row(std::move(cells), std::move(top.shorter));
         }
         for (const char* column : {"TEMP", "POWER"}) table.drop_when_narrow(column);
         out += table.render(0, options.width);

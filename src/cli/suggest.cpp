@@ -1,6 +1,10 @@
 #include "cli/suggest.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "model/human_format.hpp"
 
 namespace gpukill::cli {
 
@@ -29,6 +33,7 @@ std::optional<std::string> closest(std::string_view word,
     std::optional<std::string> best;
     std::size_t best_distance = allowed + 1;
     for (const std::string& candidate : candidates) {
+        if (candidate == word) continue;
         const std::size_t distance = edit_distance(word, candidate);
         if (distance < best_distance) {
             best_distance = distance;
@@ -36,6 +41,23 @@ std::optional<std::string> closest(std::string_view word,
         }
     }
     return best;
+}
+
+std::string unknown_option_message(std::string_view word, const std::vector<std::string>& names,
+                                   const std::vector<std::string>& owners) {
+    const std::string shown = printable(word);
+    if (!owners.empty()) {
+        std::string whose;
+        for (std::size_t i = 0; i < owners.size(); ++i) {
+            whose += (i == 0 ? "" : i + 1 == owners.size() ? " and " : ", ") + owners[i];
+        }
+        return fmt::format("{} is an option of {}: give it after the command (gpukill {} {})",
+                           shown, whose, owners.front(), shown);
+    }
+    if (auto near = closest(word, names)) {
+        return fmt::format("unknown option '{}'; did you mean '{}'?", shown, *near);
+    }
+    return fmt::format("unknown option '{}' (see gpukill --help)", shown);
 }
 
 }  // namespace gpukill::cli

@@ -29,7 +29,7 @@ int run_top_command(const GlobalOptions& global, const TopCommandOptions& option
                                 .readonly = options.readonly,
                                 .gpu = std::nullopt};
     if (request.gpu) {
-        auto index = engine::resolve_gpu((*engine)->discover_gpu_memory(), *request.gpu);
+        auto index = engine::resolve_gpu((*engine)->gpus(), *request.gpu);
         if (!index) return usage_error(index.error().what);
         top_options.gpu = *index;
     }

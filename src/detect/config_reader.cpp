@@ -268,7 +268,8 @@ Result<void> read_allow(const YamlReader& reader, const YAML::Node& map, AllowLi
 }
 
 constexpr const char* kTopLevelKeys =
-    "report_threshold, risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
+    "report_threshold, check_threshold, risk_levels, weights, usage_shape, unattended_min_hours, "
+    "miner_names, "
     "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, "
     "kernel_thread_names, system_daemon_names, system_program_dirs, miner_signatures, "
     "executable_scan, config_file_max_bytes, allow";
@@ -296,6 +297,12 @@ Result<void> read_top_level(const YamlReader& reader, const YAML::Node& document
                 auto threshold = reader.integer_in(value, name, 1, kMaxScore);
                 if (!threshold) return std::unexpected(threshold.error());
                 config.report_threshold = static_cast<int>(*threshold);
+                return {};
+            }
+            if (name == "check_threshold") {
+                auto threshold = reader.integer_in(value, name, 1, kMaxScore);
+                if (!threshold) return std::unexpected(threshold.error());
+                config.check_threshold = static_cast<int>(*threshold);
                 return {};
             }
             if (name == "unattended_min_hours") {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "detect/config_file.hpp"
-#include "host/fd_io.hpp"
 #include "host/proc_reader.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::detect {
 namespace {

@@ -73,6 +73,7 @@ std::string rogue_config_yaml(const RogueConfig& config, std::string_view header
         rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
     }
     out += fmt::format("report_threshold: {}\n", config.report_threshold);
+    out += fmt::format("check_threshold: {}\n", config.check_threshold);
     out += fmt::format("risk_levels: {{medium: {}, high: {}, critical: {}}}\n", config.risk.medium,
                        config.risk.high, config.risk.critical);
     out += "weights:\n";
@@ -119,6 +120,7 @@ nlohmann::ordered_json rogue_config_json(const RogueConfig& config) {
     const UsageShapeConfig& shape = config.usage_shape;
     return json{
         {"report_threshold", config.report_threshold},
+        {"check_threshold", config.check_threshold},
         {"risk_levels",
          {{"medium", config.risk.medium},
           {"high", config.risk.high},

@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <vector>
 
-#include "host/fd_io.hpp"
-#include "host/own_programs.hpp"
+#include "sys/fd_io.hpp"
+#include "sys/own_programs.hpp"
 
 namespace gpukill::detect {
 namespace {

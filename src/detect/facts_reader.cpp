@@ -9,9 +9,9 @@
 #include <map>
 
 #include "detect/content_reader.hpp"
-#include "host/fd_io.hpp"
 #include "host/proc_reader.hpp"
 #include "model/start_time.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::detect {
 namespace {

@@ -16,7 +16,7 @@
 #include "detect/assessment.hpp"
 #include "detect/proc_net_tcp.hpp"
 #include "history/usage_store.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
 

@@ -58,6 +58,10 @@ struct AllowList {
 
 struct RogueConfig {
     int report_threshold = 40;
+    // `gpukill check` (and the agent's and MCP's) counts a finding as a problem from this
+    // score: 60 is the weight of one sign that only mining or hiding explains. Findings
+    // below it are weak signs together (a build in /tmp that names itself): notes there.
+    int check_threshold = 60;
     RiskThresholds risk;
     std::array<int, kSignalCount> weights{};  // by Signal; see weight()
     UsageShapeConfig usage_shape;

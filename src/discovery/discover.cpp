@@ -16,6 +16,7 @@
 #include "host/drm_fdinfo_reader.hpp"
 #include "host/fd_sweep.hpp"
 #include "host/proc_reader.hpp"
+#include "host/process_access.hpp"
 
 namespace gpukill {
 namespace {
@@ -90,6 +91,7 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
     std::erase_if(sweep.holders, [](const DeviceHolder& h) { return h.pid == getpid(); });
     inputs.processes_scanned = sweep.processes_scanned;
     inputs.processes_denied = sweep.processes_denied;
+    inputs.denied_pids = sweep.denied_pids;
     inputs.processes_unreadable = sweep.processes_unreadable;
     inputs.process_scan_failed = sweep.error.has_value();
     if (sweep.error) {
@@ -104,10 +106,12 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
             unseen_processes(sweep.processes_unreadable, sweep.unreadable_pids)));
     }
     if (sweep.processes_denied > 0) {
+        // What is missing depends on who asks: root needs no "run as root".
         inputs.warnings.push_back(fmt::format(
             "the open files of {} could not be read; GPU holders among them are not shown "
-            "(run as root with ptrace rights to see every process)",
-            unseen_processes(sweep.processes_denied, sweep.denied_pids)));
+            "({})",
+            unseen_processes(sweep.processes_denied, sweep.denied_pids),
+            unreadable_processes_advice(read_process_access_facts(roots, sweep.denied_pids))));
     }
 
     // The DRM drivers' own account of each client: memory and engine time per process.
@@ -118,8 +122,9 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
     if (!fdinfo.denied.empty()) {
         inputs.warnings.push_back(fmt::format(
             "the DRM usage of {} process{} (fdinfo) could not be read; they are listed with "
-            "unknown memory and utilisation (run as root)",
-            fdinfo.denied.size(), fdinfo.denied.size() == 1 ? "" : "es"));
+            "unknown memory and utilisation ({})",
+            fdinfo.denied.size(), fdinfo.denied.size() == 1 ? "" : "es",
+            unreadable_processes_advice(read_process_access_facts(roots, fdinfo.denied))));
     }
 
     // Details only for processes tied to a GPU: reading all of /proc would cost
@@ -142,9 +147,7 @@ Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, Mer
     }
     inputs.holders = std::move(sweep.holders);
     Snapshot snapshot = merge_snapshot(std::move(inputs));
-    for (SnapshotProcess& process : snapshot.processes) {
-        process.orphaned = process.info_complete && looks_orphaned(process.info);
-    }
+    mark_orphans(snapshot);
     snapshot.processes_fdinfo_denied = fdinfo.denied.size();
     snapshot.devfs = roots.devfs;
     snapshot.host_pid_namespace = procfs_shows_initial_pid_namespace(roots);

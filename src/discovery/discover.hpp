@@ -11,7 +11,7 @@
 #include "discovery/drm_client_usage.hpp"
 #include "host/holder_tracker.hpp"
 #include "host/process_info_cache.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill {

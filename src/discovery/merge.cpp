@@ -60,6 +60,7 @@ Snapshot merge_snapshot(MergeInputs inputs) {
     snapshot.backends = std::move(inputs.backends);
     snapshot.processes_scanned = inputs.processes_scanned;
     snapshot.processes_denied = inputs.processes_denied;
+    snapshot.denied_pids = std::move(inputs.denied_pids);
     snapshot.processes_unreadable = inputs.processes_unreadable;
     snapshot.process_scan_failed = inputs.process_scan_failed;
 
@@ -147,6 +148,12 @@ Snapshot merge_snapshot(MergeInputs inputs) {
             *r.memory_used_bytes > attributed ? *r.memory_used_bytes - attributed : 0;
     }
     return snapshot;
+}
+
+void mark_orphans(Snapshot& snapshot) {
+    for (SnapshotProcess& process : snapshot.processes) {
+        process.orphaned = process.info_complete && looks_orphaned(process.info);
+    }
 }
 
 }  // namespace gpukill

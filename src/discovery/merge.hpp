@@ -25,6 +25,7 @@ struct MergeInputs {
     std::vector<BackendStatus> backends;
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
+    std::vector<pid_t> denied_pids;        // the first few of them
     std::size_t processes_unreadable = 0;  // fd directories unreadable for other reasons
     bool process_scan_failed = false;      // procfs itself could not be listed
     std::vector<std::string> warnings;
@@ -34,5 +35,9 @@ struct MergeInputs {
 // NVIDIA-only hosts, so indices match nvidia-smi). Device nodes map to GPUs by
 // NVIDIA minor number or, for DRM nodes, by PCI address.
 Snapshot merge_snapshot(MergeInputs inputs);
+
+// Sets `orphaned` on every holder whose details were read and that looks re-parented
+// after its parent died (looks_orphaned): the last step of a discovery.
+void mark_orphans(Snapshot& snapshot);
 
 }  // namespace gpukill

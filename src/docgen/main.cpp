@@ -4,9 +4,10 @@
 // gpukill-docgen --update-docs DOCS_DIR: rewrites the request field tables of
 // DOCS_DIR/API.md from the engine's request tables (a unit test checks they agree).
 // OUTDIR gets:
-//   OUTDIR/man/man1/gpukill.1, OUTDIR/man/man1/gpukill-CMD.1
+//   OUTDIR/man/man1/gpukill.1, OUTDIR/man/man1/gpukill-CMD.1, OUTDIR/man/man1/gpukill-fleet.1
 //   OUTDIR/bash-completion/completions/gpukill
 //   OUTDIR/zsh/vendor-completions/_gpukill
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "cli/completion_scripts.hpp"
 #include "cli/man_page.hpp"
 #include "cli/request_options.hpp"
+#include "source_date.hpp"
 
 namespace {
 
@@ -60,17 +62,28 @@ int main(int argc, char** argv) {
     }
     const std::filesystem::path root = argv[1];
     const CommandLine command_line;
-    const std::string version = GPUKILL_VERSION;
-    bool ok = write_file(root / "man/man1/gpukill.1",
-                         top_level_man_page(command_line.common_options(),
-                                            command_line.compatible_forms(), version));
+    const PageStamp stamp{.version = GPUKILL_VERSION, .date = GPUKILL_SOURCE_DATE};
+    bool ok = write_file(
+        root / "man/man1/gpukill.1",
+        top_level_man_page(command_line.common_options(), command_line.compatible_forms(), stamp));
+    std::vector<Command> on_a_fleet;
     for (Command command : kAllCommands) {
+        const std::vector<OptionDoc> options = command_line.options_for(command);
         ok =
             write_file(root / "man/man1" / (std::string("gpukill-") + command_name(command) + ".1"),
-                       command_man_page(command_doc(command), command_line.options_for(command),
-                                        version)) &&
+                       command_man_page(command_doc(command), options, stamp)) &&
             ok;
+        if (std::any_of(options.begin(), options.end(), [](const OptionDoc& option) {
+                return option.group == kFleetOptionsGroup;
+            })) {
+            on_a_fleet.push_back(command);
+        }
     }
+    ok = write_file(root / "man/man1/gpukill-fleet.1",
+                    fleet_man_page(command_line.options_for(
+                                       on_a_fleet.empty() ? Command::list : on_a_fleet.front()),
+                                   on_a_fleet, stamp)) &&
+         ok;
     const CompletionInput input = completion_input(command_line);
     ok = write_file(root / "bash-completion/completions/gpukill", bash_completion(input)) && ok;
     ok = write_file(root / "zsh/vendor-completions/_gpukill", zsh_completion(input)) && ok;

@@ -137,10 +137,11 @@ Json usage_summary_json(const AuditScope& scope, const history::SampleWeights& w
     return doc;
 }
 
-Json actions_json(const AuditScope& scope, const audit::ActionLog& log) {
+Json actions_json(const AuditScope& scope, const std::vector<Json>& records,
+                  std::size_t skipped_lines) {
     Json doc = audit_header_json(scope);
-    doc["skipped_lines"] = log.skipped_lines;
-    doc["records"] = log.records;
+    doc["skipped_lines"] = skipped_lines;
+    doc["records"] = records;
     return doc;
 }
 

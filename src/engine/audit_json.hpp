@@ -10,8 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit/action_log_reader.hpp"
-#include "history/usage_summary.hpp"
+#include "model/usage_summary.hpp"
 
 namespace gpukill::engine {
 
@@ -37,6 +36,8 @@ nlohmann::ordered_json usage_summary_json(const AuditScope& scope,
                                           const history::SampleWeights& weights,
                                           const history::UsageSummary& summary);
 // The header, "skipped_lines", and the records as written.
-nlohmann::ordered_json actions_json(const AuditScope& scope, const audit::ActionLog& log);
+nlohmann::ordered_json actions_json(const AuditScope& scope,
+                                    const std::vector<nlohmann::ordered_json>& records,
+                                    std::size_t skipped_lines);
 
 }  // namespace gpukill::engine

@@ -4,11 +4,49 @@
 #include <chrono>
 #include <cmath>
 
+#include "audit/action_log_reader.hpp"
 #include "audit/audit_log.hpp"
+#include "history/usage_store.hpp"
+#include "history/usage_summary.hpp"
 #include "host/state_dir.hpp"
+#include "model/pattern.hpp"
 
 namespace gpukill::engine {
 namespace {
+
+struct ActionQuery {
+    std::int64_t since_unix_ms = 0;
+    std::int64_t until_unix_ms = INT64_MAX;
+    std::optional<std::string> user;  // who acted, or whose process was the target
+    std::optional<Pattern> process;   // searched in target names
+};
+
+struct ActionQueryResult {
+    std::string source;      // STATE_DIR/audit.jsonl
+    bool available = false;  // false: nothing recorded yet
+    audit::ActionLog log;
+};
+
+struct UsageQuery {
+    std::int64_t since_unix_ms = 0;
+    std::int64_t until_unix_ms = INT64_MAX;
+    std::optional<std::string> user;  // keep this user's process samples
+    std::optional<Pattern> process;   // keep processes whose name or command matches
+};
+
+struct UsageQueryResult {
+    std::string source;      // STATE_DIR/usage.sqlite3
+    bool available = false;  // false: nothing recorded yet (`why_unavailable` says where)
+    std::string why_unavailable;
+    std::vector<history::GpuSample> gpus;
+    std::vector<history::ProcessSample> processes;  // after the user and process filters
+    // From every sample, before filtering: a user's processes are credited the host's
+    // sampling rhythm, not gaps left where other users' samples were removed.
+    history::SampleWeights weights;
+};
+
+Result<ActionQueryResult> query_actions(const Engine& engine, const ActionQuery& query);
+Result<UsageQueryResult> query_usage(const Engine& engine, const UsageQuery& query);
 
 // The header every audit document carries, for `hours` back from the engine's clock.
 Result<AuditScope> scope_of(const Engine& engine, std::string kind, double hours,
@@ -46,7 +84,7 @@ Error unreadable(const Error& error) {
 }  // namespace
 
 nlohmann::ordered_json ActionsOutcome::document() const {
-    return actions_json(scope, log);
+    return actions_json(scope, records, skipped_lines);
 }
 
 nlohmann::ordered_json UsageOutcome::document() const {
@@ -63,10 +101,13 @@ Result<ActionsOutcome> audit_actions(const Engine& engine, const ActionsRequest&
                                                   .user = request.user,
                                                   .process = std::move(pattern)});
     if (!read) return std::unexpected(unreadable(read.error()));
-    ActionsOutcome outcome{.scope = std::move(*scope), .log = {}};
+    ActionsOutcome outcome{.scope = std::move(*scope), .records = {}, .skipped_lines = 0};
     outcome.scope.source = read->source;
     outcome.scope.source_available = read->available;
-    if (read->available) outcome.log = std::move(read->log);
+    if (read->available) {
+        outcome.records = std::move(read->log.records);
+        outcome.skipped_lines = read->log.skipped_lines;
+    }
     return outcome;
 }
 
@@ -94,6 +135,8 @@ Result<UsageOutcome> audit_usage(const Engine& engine, const UsageRequest& reque
     }
     return outcome;
 }
+
+namespace {
 
 Result<ActionQueryResult> query_actions(const Engine& engine, const ActionQuery& query) {
     ActionQueryResult result;
@@ -136,5 +179,7 @@ Result<UsageQueryResult> query_usage(const Engine& engine, const UsageQuery& que
     result.gpus = std::move(*gpus);
     return result;
 }
+
+}  // namespace
 
 }  // namespace gpukill::engine

@@ -9,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "audit/action_log_reader.hpp"
+#include <nlohmann/json.hpp>
+
 #include "engine/audit_json.hpp"
 #include "engine/engine.hpp"
-#include "history/usage_store.hpp"
-#include "history/usage_summary.hpp"
-#include "model/pattern.hpp"
 #include "model/result.hpp"
+#include "model/usage_summary.hpp"
 
 namespace gpukill::engine {
 
@@ -34,42 +33,14 @@ struct UsageRequest {
     bool summary = false;                // GPU-hours and peak memory per user and process, by hour
 };
 
-struct ActionQuery {
-    std::int64_t since_unix_ms = 0;
-    std::int64_t until_unix_ms = INT64_MAX;
-    std::optional<std::string> user;  // who acted, or whose process was the target
-    std::optional<Pattern> process;   // searched in target names
-};
-
-struct ActionQueryResult {
-    std::string source;      // STATE_DIR/audit.jsonl
-    bool available = false;  // false: nothing recorded yet
-    audit::ActionLog log;
-};
-
-struct UsageQuery {
-    std::int64_t since_unix_ms = 0;
-    std::int64_t until_unix_ms = INT64_MAX;
-    std::optional<std::string> user;  // keep this user's process samples
-    std::optional<Pattern> process;   // keep processes whose name or command matches
-};
-
-struct UsageQueryResult {
-    std::string source;      // STATE_DIR/usage.sqlite3
-    bool available = false;  // false: nothing recorded yet (`why_unavailable` says where)
-    std::string why_unavailable;
-    std::vector<history::GpuSample> gpus;
-    std::vector<history::ProcessSample> processes;  // after the user and process filters
-    // From every sample, before filtering: a user's processes are credited the host's
-    // sampling rhythm, not gaps left where other users' samples were removed.
-    history::SampleWeights weights;
-};
-
 // What every door answers `audit --actions` with: the window and filters asked (the
 // document's header) and the records.
 struct ActionsOutcome {
     AuditScope scope;
-    audit::ActionLog log;  // empty when nothing is recorded yet (scope.source_available)
+    // The matching records as written, in file order (empty when nothing is recorded
+    // yet: scope.source_available), and the lines that were not records.
+    std::vector<nlohmann::ordered_json> records;
+    std::size_t skipped_lines = 0;
     nlohmann::ordered_json document() const;  // docs/JSON.md, "gpukill audit --actions --json"
 };
 
@@ -88,9 +59,5 @@ struct UsageOutcome {
 // read). Nothing recorded yet is an answer (scope.source_available false).
 Result<ActionsOutcome> audit_actions(const Engine& engine, const ActionsRequest& request);
 Result<UsageOutcome> audit_usage(const Engine& engine, const UsageRequest& request);
-
-// Errors: unavailable or permission (the file exists but cannot be read).
-Result<ActionQueryResult> query_actions(const Engine& engine, const ActionQuery& query);
-Result<UsageQueryResult> query_usage(const Engine& engine, const UsageQuery& query);
 
 }  // namespace gpukill::engine

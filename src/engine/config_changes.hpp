@@ -5,6 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/engine.hpp"
 #include "model/actor.hpp"
@@ -30,6 +33,26 @@ struct PolicyWrite {
 // create_only and the file exists.
 Result<ConfigChange> write_guard_policy(Engine& engine, const PolicyWrite& write,
                                         const Actor& actor);
+
+// The rogue-detection configuration in effect: `file`, else CONFIG_DIR/rogue.yaml, else
+// the defaults. `document` is what `audit --rogue-config --json` prints; `yaml` the same
+// settings as YAML under `header`'s lines as comments (what --rogue-export-config writes
+// and --rogue-import-config takes back). Errors: as reading it (errno kept: a missing
+// named file is ENOENT), invalid_input for a malformed one.
+struct RogueConfigText {
+    std::string source;
+    nlohmann::ordered_json document;
+    std::string yaml;
+};
+Result<RogueConfigText> rogue_config_text(const Engine& engine,
+                                          const std::optional<std::string>& file,
+                                          const std::string& header);
+
+// Reads `file` (errno kept), then installs it as install_rogue_config does.
+Result<std::pair<std::string, ConfigChange>> import_rogue_config(Engine& engine,
+                                                                 const std::string& file,
+                                                                 const std::string& command,
+                                                                 const Actor& actor);
 
 // Checks `text` as a rogue configuration, installs it as CONFIG_DIR/rogue.yaml
 // atomically, then records rogue_config_installed with `from`, the file it came from.

@@ -1,9 +1,15 @@
 #include "engine/engine.hpp"
 
+#include <functional>
+
 #include <utility>
 
+#include "backends/registry.hpp"
 #include "config/protected_list_file.hpp"
+#include "engine/engine_state.hpp"
+#include "host/capabilities.hpp"
 #include "host/run_program.hpp"
+#include "reclaim/reset_exec.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -31,7 +37,33 @@ std::string pod_log_dir(const EngineConfig& config) {
     return kKubeletPodLogs;
 }
 
+std::int64_t clock_ms(std::chrono::system_clock::time_point when) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
+}
+
+// Each container holder's image from its runtime, cached per container id, and its pod's
+// namespace.
+void resolve_containers(Engine::State& state, Snapshot& snapshot) {
+    const auto now = std::chrono::steady_clock::now();
+    for (SnapshotProcess& process : snapshot.processes) {
+        if (!process.info.container || process.gpus.empty()) continue;
+        ContainerInfo& container = *process.info.container;
+        if (state.images.enabled()) container.image = state.images.image_of(container, now);
+        if (container.pod_uid) {
+            container.pod_namespace = state.pod_namespaces.namespace_of(*container.pod_uid, now);
+        }
+    }
+}
+
 }  // namespace
+
+Actor local_actor(Interface interface) {
+    return audit::local_actor(interface);
+}
+
+bool may_signal_any_user() {
+    return can_signal_any_user("/proc/self/status");
+}
 
 std::optional<std::string> scontrol_program(const EngineConfig& config) {
     if (config.scontrol) return config.scontrol;
@@ -39,25 +71,18 @@ std::optional<std::string> scontrol_program(const EngineConfig& config) {
     return find_in_path("scontrol", config.path_env.value_or("/usr/bin:/bin"), is_executable_file);
 }
 
-Engine::Engine(EngineConfig config)
-    : config_(std::move(config)),
-      action_log_(config_.state_dir, config_.audit_options),
-      history_(config_.state_dir, config_.config_dir, config_.environment),
-      images_(runtime_settings(config_)),
-      pod_namespaces_(pod_log_dir(config_)),
-      slurm_accounts_(scontrol_program(config_)) {}
+Engine::State::State(const EngineConfig& config)
+    : action_log(config.state_dir,
+                 audit::AuditLogOptions{.use_syslog = config.syslog, .syslog = config.syslog_sink}),
+      history(config.state_dir, config.config_dir, config.environment),
+      images(runtime_settings(config)),
+      pod_namespaces(pod_log_dir(config)),
+      slurm_accounts(scontrol_program(config)) {}
 
-void Engine::resolve_containers(Snapshot& snapshot) {
-    const auto now = std::chrono::steady_clock::now();
-    for (SnapshotProcess& process : snapshot.processes) {
-        if (!process.info.container || process.gpus.empty()) continue;
-        ContainerInfo& container = *process.info.container;
-        if (images_.enabled()) container.image = images_.image_of(container, now);
-        if (container.pod_uid) {
-            container.pod_namespace = pod_namespaces_.namespace_of(*container.pod_uid, now);
-        }
-    }
-}
+Engine::Engine(EngineConfig config)
+    : config_(std::move(config)), state_(std::make_unique<State>(config_)) {}
+
+Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
     if (!config.clock) config.clock = [] { return std::chrono::system_clock::now(); };
@@ -66,75 +91,84 @@ Result<std::unique_ptr<Engine>> Engine::open(EngineConfig config) {
     }
     std::unique_ptr<Engine> engine(new Engine(std::move(config)));
     if (!engine->config_.open_gpus) return engine;
-    engine->backends_ = open_backends(backend_settings(engine->config_), std::nullopt);
-    if (auto failure = requested_backend_failure(engine->backends_)) {
+    engine->state_->backends = open_backends(backend_settings(engine->config_), std::nullopt);
+    if (auto failure = requested_backend_failure(engine->state_->backends)) {
         return fail(ErrorCategory::unavailable, *failure);
     }
     return engine;
 }
 
 ListOutcome Engine::snapshot(bool record) {
-    ListOutcome outcome{.snapshot = discover_host(), .history_warning = std::nullopt};
+    ListOutcome outcome{.snapshot = host_snapshot(*this), .history_warning = std::nullopt};
     if (record) outcome.history_warning = record_history(outcome.snapshot);
     return outcome;
 }
 
 std::optional<std::string> Engine::record_history(const Snapshot& snapshot) {
-    return history_.record(snapshot);
+    return state_->history.record(snapshot);
+}
+
+Snapshot Engine::gpus() const {
+    return discover_gpus(state_->backends);
 }
 
 std::optional<Engine::HolderTracking> Engine::holder_tracking() const {
-    if (discovery_.holders) return HolderTracking{.tracking = true, .why_not = {}};
-    if (discovery_.holders_untracked) {
-        return HolderTracking{.tracking = false, .why_not = *discovery_.holders_untracked};
+    const DiscoveryState& discovery = state_->discovery;
+    if (discovery.holders) return HolderTracking{.tracking = true, .why_not = {}};
+    if (discovery.holders_untracked) {
+        return HolderTracking{.tracking = false, .why_not = *discovery.holders_untracked};
     }
     return std::nullopt;
 }
 
-Snapshot Engine::discover_host() {
-    Snapshot snapshot = discover(config_.roots, backends_, &discovery_);
-    resolve_containers(snapshot);
-    snapshot.timestamp_unix_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
-            .count();
+const std::vector<std::unique_ptr<Backend>>& backends_of(const Engine& engine) {
+    return engine.state().backends;
+}
+
+Snapshot host_snapshot(Engine& engine) {
+    const EngineConfig& config = engine.config();
+    Engine::State& state = engine.state();
+    Snapshot snapshot = discover(config.roots, state.backends, &state.discovery);
+    resolve_containers(state, snapshot);
+    snapshot.timestamp_unix_ms = clock_ms(config.clock());
     return snapshot;
 }
 
-Snapshot Engine::discover_processes(const std::vector<pid_t>& pids) {
-    Snapshot snapshot = gpukill::discover_processes(config_.roots, backends_, pids);
-    resolve_containers(snapshot);
-    snapshot.timestamp_unix_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch())
-            .count();
+Snapshot family_snapshot(Engine& engine, const std::vector<pid_t>& pids) {
+    const EngineConfig& config = engine.config();
+    Engine::State& state = engine.state();
+    Snapshot snapshot = discover_processes(config.roots, state.backends, pids);
+    resolve_containers(state, snapshot);
+    snapshot.timestamp_unix_ms = clock_ms(config.clock());
     return snapshot;
 }
 
-Result<reclaim::ProtectedList> Engine::protected_list() const {
-    auto list = config::load_protected_list(config_.config_dir);
+Result<reclaim::ProtectedList> load_protected_list(const Engine& engine) {
+    auto list = config::load_protected_list(engine.config().config_dir);
     if (!list && list.error().errno_value != 0) {
         return std::unexpected(as(ErrorCategory::unavailable, list.error()));
     }
     return list;
 }
 
-AuditTrail Engine::trail(const Actor& actor, std::string command,
-                         std::optional<std::string> run_id) {
+AuditTrail start_trail(Engine& engine, const Actor& actor, std::string command,
+                       std::optional<std::string> run_id) {
     audit::Invocation who = audit::invocation_for(actor, std::move(command));
     if (run_id) who.run_id = std::move(*run_id);
-    return AuditTrail(action_log_, std::move(who), config_.clock);
+    return AuditTrail(engine.state().action_log, std::move(who), engine.config().clock);
 }
 
 void Engine::without_driver_sessions(const std::function<void()>& during) {
     // They nest, so every backend has let go while `during` runs.
     std::function<void()> step = during;
-    for (const auto& backend : backends_) {
+    for (const auto& backend : state_->backends) {
         step = [&backend, inner = std::move(step)] { backend->without_driver_session(inner); };
     }
     step();
 }
 
-std::vector<reclaim::ResetAttempt> Engine::reset_gpus(
-    const reclaim::ResetPlan& plan, const std::optional<std::string>& nvidia_smi) {
+std::vector<reclaim::ResetAttempt> reset_gpus(Engine& engine, const reclaim::ResetPlan& plan,
+                                              const std::optional<std::string>& nvidia_smi) {
     std::vector<reclaim::ResetAttempt> attempts;
     for (const std::vector<unsigned>& group : plan.groups) {
         Vendor vendor = Vendor::other;
@@ -144,13 +178,17 @@ std::vector<reclaim::ResetAttempt> Engine::reset_gpus(
         const auto run = [&] { attempts.push_back(reclaim::reset_group(plan, group, nvidia_smi)); };
         // Every backend serving the vendor lets go; they nest, so all are let go at once.
         std::function<void()> step = run;
-        for (const auto& backend : backends_) {
+        for (const auto& backend : engine.state().backends) {
             if (backend->vendor() != vendor) continue;
             step = [&backend, inner = std::move(step)] { backend->without_driver_session(inner); };
         }
         step();
     }
     return attempts;
+}
+
+SlurmAccounts& slurm_accounts_of(Engine& engine) {
+    return engine.state().slurm_accounts;
 }
 
 }  // namespace gpukill::engine

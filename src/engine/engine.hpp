@@ -16,27 +16,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "audit/audit_log.hpp"
-#include "backends/backend.hpp"
-#include "backends/registry.hpp"
-#include "discovery/discover.hpp"
-#include "engine/audit_trail.hpp"
-#include "engine/history_recorder.hpp"
 #include "engine/list_request.hpp"
-#include "host/container_runtime.hpp"
-#include "host/pod_namespaces.hpp"
-#include "host/roots.hpp"
-#include "host/slurm_accounts.hpp"
 #include "model/actor.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
-#include "reclaim/reset_exec.hpp"
-#include "reclaim/reset_plan.hpp"
-#include "reclaim/select.hpp"
 
 namespace gpukill::engine {
+
+using SystemClock = std::function<std::chrono::system_clock::time_point()>;
+using EnvironmentLookup = std::function<std::optional<std::string>(const char* name)>;
+// Where the action log's copy of each record goes besides its file: (priority, line).
+using SyslogSink = std::function<void(int priority, std::string_view line)>;
 
 struct EngineConfig {
     HostRoots roots;
@@ -47,9 +41,11 @@ struct EngineConfig {
     std::optional<std::string> nvidia_smi;
     std::optional<std::string> path_env;
     // Environment lookups for the usage history's settings (GPUKILL_NO_HISTORY, ...).
-    history::EnvironmentLookup environment;
-    SystemClock clock;                     // empty: the system clock
-    audit::AuditLogOptions audit_options;  // syslog on by default
+    EnvironmentLookup environment;
+    SystemClock clock;  // empty: the system clock
+    // Every audit record also goes to syslog (the system's, or `syslog_sink`).
+    bool syslog = true;
+    SyslogSink syslog_sink;
     // false: no GPU backends (a caller that only changes configuration and records it
     // need not initialise NVML); list and kill then see no GPUs.
     bool open_gpus = true;
@@ -66,15 +62,21 @@ struct EngineConfig {
     std::optional<std::string> scontrol;
 };
 
-// The scontrol that names Slurm jobs' accounts: EngineConfig::scontrol, else
-// GPUKILL_SCONTROL, else scontrol on PATH; empty when there is none.
-std::optional<std::string> scontrol_program(const EngineConfig& config);
+// This process's user acting through `interface` (the command line, the guard loop, the
+// monitor): the actor a local door names in its requests.
+Actor local_actor(Interface interface);
+
+// Whether this process may signal any user's process (effective uid 0, or CAP_KILL): what a
+// door tells its user before offering to act on others' processes. The kernel still
+// decides at each signal.
+bool may_signal_any_user();
 
 class Engine {
   public:
     // Opens every backend. A backend the configuration names explicitly (nvml_library)
     // that fails to load is an error (unavailable); others are a host without that vendor.
     static Result<std::unique_ptr<Engine>> open(EngineConfig config);
+    ~Engine();
 
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -88,58 +90,35 @@ class Engine {
     ListOutcome snapshot(bool record_history = false);
     // The snapshot into the usage history; the history's problem, the first time.
     std::optional<std::string> record_history(const Snapshot& snapshot);
+    // The GPUs alone, no process read (what a monitor resolves --gpu against).
+    Snapshot gpus() const;
 
-    // CONFIG_DIR/protected.yaml over the built-in list, read again at each call (an
-    // edit takes effect at the next action). Errors: invalid_input (malformed),
-    // unavailable (it exists but cannot be read).
-    Result<reclaim::ProtectedList> protected_list() const;
-
-    // Whether discover_host keeps device holders from kernel events
+    // Whether snapshots keep device holders from kernel events
     // (host/holder_tracker.hpp: fanotify needs CAP_SYS_ADMIN, the process connector
-    // CAP_NET_ADMIN) or sweeps /proc each time. Empty before its second call, when the
-    // tracker is first tried; else the answer, with why not when it is not tracking.
+    // CAP_NET_ADMIN) or sweep /proc each time. Empty before its second snapshot, when
+    // the tracker is first tried; else the answer, with why not when it is not tracking.
     struct HolderTracking {
         bool tracking = false;
         std::string why_not;
     };
     std::optional<HolderTracking> holder_tracking() const;
 
-    // For the calls in src/engine (kill, reset, guard): not for interfaces.
-    const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
-    // Stamped with the engine's clock, as everything the engine records.
-    Snapshot discover_host();
-    // The GPUs, and device-file holders among `pids` only (discover_processes).
-    Snapshot discover_processes(const std::vector<pid_t>& pids);
-    Snapshot discover_gpu_memory() const { return discover_gpus(backends_); }
-    // Job accounts asked of Slurm, kept per job id (for the guard's projects).
-    SlurmAccounts& slurm_accounts() { return slurm_accounts_; }
-    // The trail of one request; `command` is what was asked, in the interface's words.
-    // `run_id` continues an earlier request's run (a preview and its execution).
-    AuditTrail trail(const Actor& actor, std::string command,
-                     std::optional<std::string> run_id = std::nullopt);
-    // Each group of plan.groups reset by reclaim::reset_group, inside the serving
-    // backend's without_driver_session (NVML lets go of the device files for it).
-    std::vector<reclaim::ResetAttempt> reset_gpus(const reclaim::ResetPlan& plan,
-                                                  const std::optional<std::string>& nvidia_smi);
     // Runs `during` with every backend's driver session let go (NVML shut down, its device
     // files closed) and takes them up again afterwards: what a long-lived process (the
     // agent) does while another process resets a GPU (engine/local_channel.hpp).
     void without_driver_sessions(const std::function<void()>& during);
 
+    // What the engine keeps for its own calls (backends, discovery, the action log, the
+    // usage history, caches): engine/engine_state.hpp, private to src/engine.
+    struct State;
+    State& state() { return *state_; }
+    const State& state() const { return *state_; }
+
   private:
     explicit Engine(EngineConfig config);
-    // Each container holder's image from its runtime, cached per container id, and its
-    // pod's namespace.
-    void resolve_containers(Snapshot& snapshot);
 
     EngineConfig config_;
-    std::vector<std::unique_ptr<Backend>> backends_;
-    DiscoveryState discovery_;
-    ActionLog action_log_;
-    HistoryRecorder history_;
-    ContainerImageResolver images_;
-    PodNamespaces pod_namespaces_;
-    SlurmAccounts slurm_accounts_;
+    std::unique_ptr<State> state_;
 };
 
 }  // namespace gpukill::engine

@@ -17,25 +17,20 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
-#include <map>
+#include <memory>
 #include <optional>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "engine/audit_trail.hpp"
+#include <nlohmann/json.hpp>
+
 #include "engine/engine.hpp"
-#include "engine/guard_enforce.hpp"
-#include "guard/decision.hpp"
-#include "guard/evaluate.hpp"
-#include "guard/guard_state.hpp"
-#include "guard/history.hpp"
-#include "guard/policy.hpp"
 #include "model/actor.hpp"
-#include "reclaim/select.hpp"
+#include "model/guard_decision.hpp"
+#include "model/guard_policy.hpp"
+#include "model/result.hpp"
+#include "model/snapshot.hpp"
 
 namespace gpukill::engine {
 
@@ -61,20 +56,39 @@ struct GuardEvent {
 using GuardEvents = std::function<void(const GuardEvent&)>;
 
 struct GuardSetup {
-    std::string policy_path;  // where the policy came from: reload_policy reads it again
-    guard::Policy policy;
-    // gpukill's protected list (protected.yaml over the built-in one); enforcement joins
-    // the policy's own protected section to it (guard/protection.hpp).
-    reclaim::ProtectedList protected_list;
+    // The policy file; empty: CONFIG_DIR/guard.yaml. Read at open, and again by
+    // reload_policy() and reload_if_changed().
+    std::optional<std::string> policy_path;
     std::string command;  // what was asked, for the audit records (argv for the CLI)
+};
+
+// Where the guard's policy is when no file is named: CONFIG_DIR/guard.yaml.
+std::string default_policy_path(const EngineConfig& config);
+
+// What enforcement did to one process in a cycle, for counters and status.
+struct GuardAction {
+    ProcessIdentity identity;
+    guard::Verdict verdict = guard::Verdict::terminate;
+    std::string outcome;  // the reclaim outcome ("terminated", "killed", ...), or "refused"
+    std::optional<std::string> note;
 };
 
 class Guard {
   public:
-    // Loads the saved warnings and, when the policy looks back further than one cycle,
-    // the usage history up to `now`; what limits them is reported as notes on start().
-    Guard(Engine& engine, GuardSetup setup, Actor actor, GuardEvents events,
-          std::chrono::system_clock::time_point now);
+    // Reads the policy, and checks gpukill's protected list (CONFIG_DIR/protected.yaml over
+    // the built-in one) loads: enforcement never runs without it. The list is read again
+    // every cycle, so an edit takes effect at the next one; a cycle that cannot read it
+    // acts on nothing. Loads the saved warnings and, when the policy looks back further
+    // than one cycle, the usage history up to `now`; what limits them is reported as notes
+    // on start(). Errors: unavailable (no policy file, with how to write one; a file that
+    // cannot be read), invalid_input (a malformed policy or protected.yaml, with its
+    // line and column).
+    static Result<std::unique_ptr<Guard>> open(Engine& engine, GuardSetup setup, Actor actor,
+                                               GuardEvents events,
+                                               std::chrono::system_clock::time_point now);
+    ~Guard();
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
 
     void start();  // the started event, then the notes gathered so far
     void cycle(std::chrono::system_clock::time_point now);
@@ -82,37 +96,26 @@ class Guard {
     // metrics and its guard); it is recorded in the usage history here.
     void cycle(std::chrono::system_clock::time_point now, Snapshot snapshot);
 
-    const guard::Policy& policy() const { return setup_.policy; }
+    const guard::Policy& policy() const;
+    const std::string& policy_path() const;
     void set_policy(guard::Policy policy);
-    // Reads setup.policy_path again. Errors keep the previous policy in force.
+    // Reads the policy file again. Errors keep the previous policy in force.
     Result<void> reload_policy();
     // reload_policy() when the file's modification time or size changed.
     void reload_if_changed();
 
-    // The decisions of the last cycle (for an API's status call).
-    const std::vector<guard::Decision>& last_decisions() const { return last_decisions_; }
+    // The decisions of the last cycle, and the same as the documents of `guard test
+    // --json` (each with its "outcome" in words), for an API's status call.
+    const std::vector<guard::Decision>& last_decisions() const;
+    nlohmann::ordered_json last_decisions_json() const;
     // What enforcement did in the last cycle (empty in dry-run and off), for counters.
-    const std::vector<EnforcedAction>& last_actions() const { return last_actions_; }
+    const std::vector<GuardAction>& last_actions() const;
+
+    struct State;
 
   private:
-    void emit(GuardEventKind kind, std::string text,
-              std::optional<guard::Verdict> verdict = std::nullopt);
-    void append(const std::vector<nlohmann::ordered_json>& records);
-    void warn(const guard::Decision& decision);
-    void act(const Snapshot& snapshot, const std::vector<guard::DueAction>& due);
-
-    Engine& engine_;
-    GuardSetup setup_;
-    GuardEvents events_;
-    AuditTrail trail_;
-    std::optional<std::pair<std::int64_t, std::int64_t>> version_;  // mtime, size
-    guard::History history_;
-    guard::GuardState state_;
-    std::vector<guard::Decision> last_decisions_;
-    std::vector<EnforcedAction> last_actions_;
-    std::set<std::string> notes_said_;
-    std::vector<std::string> startup_notes_;
-    std::set<std::pair<pid_t, std::uint64_t>> dry_run_logged_;
+    explicit Guard(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
 };
 
 }  // namespace gpukill::engine

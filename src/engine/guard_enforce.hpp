@@ -17,8 +17,8 @@
 #include "audit/envelope.hpp"
 #include "backends/backend.hpp"
 #include "engine/audit_trail.hpp"
-#include "guard/decision.hpp"
-#include "host/roots.hpp"
+#include "model/guard_decision.hpp"
+#include "model/host_roots.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/select.hpp"
 

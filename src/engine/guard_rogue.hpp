@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "guard/evaluate.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::engine {

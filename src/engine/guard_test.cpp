@@ -1,4 +1,5 @@
 #include "engine/guard_test.hpp"
+#include "engine/engine_state.hpp"
 
 #include <fmt/format.h>
 
@@ -7,17 +8,17 @@
 #include <chrono>
 #include <map>
 
-#include "discovery/snapshot_json_read.hpp"
 #include "engine/guard_inputs.hpp"
 #include "engine/guard_rogue.hpp"
 #include "engine/project_facts.hpp"
 #include "engine/starter_policy.hpp"
-#include "guard/decision_json.hpp"
 #include "guard/evaluate.hpp"
 #include "guard/policy_yaml.hpp"
 #include "guard/time_window.hpp"
 #include "guard/unix_groups.hpp"
+#include "model/guard_decision_json.hpp"
 #include "model/snapshot_json.hpp"
+#include "model/snapshot_json_read.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -57,7 +58,7 @@ std::string missing_policy_message(const std::string& path) {
 Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& request) {
     auto loaded = policy_for(engine, request);
     if (!loaded) return std::unexpected(loaded.error());
-    auto protected_list = engine.protected_list();
+    auto protected_list = load_protected_list(engine);
     if (!protected_list) return std::unexpected(protected_list.error());
 
     GuardTestOutcome outcome;
@@ -99,7 +100,7 @@ Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& requ
         rogue_scores = rogue_scores_for(config.roots, config.config_dir, config.state_dir, policy,
                                         snapshot, outcome.notes);
         project_facts =
-            read_project_facts(policy, snapshot, engine.slurm_accounts(), outcome.notes);
+            read_project_facts(policy, snapshot, slurm_accounts_of(engine), outcome.notes);
     } else if (std::any_of(policy.rules.begin(), policy.rules.end(),
                            [](const guard::RunawayRule& rule) {
                                return rule.kind == guard::RunawayKind::rogue;

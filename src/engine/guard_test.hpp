@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.hpp"
-#include "guard/decision.hpp"
-#include "guard/policy.hpp"
+#include "model/guard_decision.hpp"
+#include "model/guard_policy.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::engine {

@@ -28,7 +28,9 @@ struct CheckRequest {
     std::vector<std::string> allowed_users;
     bool idle = false;    // any holder is a problem (a CI runner expects its GPUs idle)
     bool orphans = true;  // orphaned holders (a dead trainer's workers) are a problem
-    bool rogue = true;    // a rogue finding (CONFIG_DIR/rogue.yaml) is a problem
+    // A rogue finding scoring rogue.yaml's check_threshold (60) or more is a problem; a
+    // lower finding is a note (docs/ROGUE.md, "gpukill check").
+    bool rogue = true;
 };
 
 enum class CheckVerdict { clean, problem, unknown };

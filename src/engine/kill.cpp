@@ -1,4 +1,5 @@
 #include "engine/kill.hpp"
+#include "engine/engine_state.hpp"
 
 #include <unistd.h>
 
@@ -48,10 +49,10 @@ Result<PlanInputs> plan_inputs(Engine& engine, const reclaim::Selectors& selecto
         std::vector<pid_t> family;
         family.reserve(inputs.table.size());
         for (const ProcessInfo& info : inputs.table) family.push_back(info.pid);
-        inputs.snapshot = engine.discover_processes(family);
+        inputs.snapshot = family_snapshot(engine, family);
         return inputs;
     }
-    PlanInputs inputs{.snapshot = engine.discover_host(), .table = {}};
+    PlanInputs inputs{.snapshot = host_snapshot(engine), .table = {}};
     auto table = read_process_table(roots);
     if (!table) return std::unexpected(as(ErrorCategory::unavailable, table.error()));
     inputs.table = std::move(*table);
@@ -106,7 +107,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
                     "kill needs a target: --pid P, a PID, or a selector such as --gpu G");
     }
     const EngineConfig& config = engine.config();
-    auto protected_list = engine.protected_list();
+    auto protected_list = load_protected_list(engine);
     if (!protected_list) return std::unexpected(protected_list.error());
 
     reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
@@ -137,7 +138,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
                                 "targets are not the same processes; preview it again",
                                 *request.expected_plan_id, outcome.plan_id));
     }
-    AuditTrail trail = engine.trail(actor, request.command);
+    AuditTrail trail = start_trail(engine, actor, request.command);
     trail.append_all(audit::plan_records(trail.who(), *plan, trail.now()));
 
     outcome.plan = std::move(*plan);
@@ -174,7 +175,7 @@ KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor
         outcome.code = exit_code::interrupted;
         return outcome;
     }
-    AuditTrail trail = engine.trail(actor, preview.command, preview.run_id);
+    AuditTrail trail = start_trail(engine, actor, preview.command, preview.run_id);
     const reclaim::ActOptions act{
         .execute = {.first_signal = outcome.first_signal,
                     .timeout_seconds = outcome.timeout_seconds,
@@ -186,8 +187,7 @@ KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor
         .verify = {.timeout_seconds = outcome.verify_timeout_seconds}};
     reclaim::ActOutcome done = reclaim::act_and_verify(
         outcome.plan, engine.config().roots, act,
-        {.gpus = [&] { return engine.discover_gpu_memory(); },
-         .full = [&] { return engine.discover_host(); }},
+        {.gpus = [&] { return engine.gpus(); }, .full = [&] { return host_snapshot(engine); }},
         {.executed =
              [&](const reclaim::ExecuteResult& executed) {
                  if (controls.executed) controls.executed();

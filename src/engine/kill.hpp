@@ -25,11 +25,9 @@
 #include "engine/kill_report.hpp"
 #include "engine/selectors.hpp"
 #include "model/actor.hpp"
+#include "model/kill_plan.hpp"
+#include "model/kill_results.hpp"
 #include "model/result.hpp"
-#include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
-#include "reclaim/select.hpp"
-#include "reclaim/verify.hpp"
 
 namespace gpukill::engine {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "model/kill_plan.hpp"
 #include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
 #include "reclaim/verify.hpp"
 
 namespace gpukill::engine {

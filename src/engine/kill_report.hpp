@@ -7,9 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
-#include "reclaim/verify.hpp"
+#include "model/kill_plan.hpp"
+#include "model/kill_results.hpp"
 
 namespace gpukill::engine {
 

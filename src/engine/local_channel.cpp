@@ -6,13 +6,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "host/state_dir.hpp"
 
 namespace gpukill::engine {
 namespace {
 
-net::Deadline in_seconds(double seconds) {
+sys::Deadline in_seconds(double seconds) {
     return std::chrono::steady_clock::now() +
            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                std::chrono::duration<double>(seconds));
@@ -61,7 +62,7 @@ constexpr int kMaxLocalNesting = 8;
 Result<void> socket_file_trusted(const std::string& path) {
     struct stat info {};
     if (::lstat(path.c_str(), &info) != 0) return {};  // gone meanwhile: connect says so
-    if (!S_ISSOCK(info.st_mode) || !net::trusted_local_peer(info.st_uid, ::geteuid())) {
+    if (!S_ISSOCK(info.st_mode) || !sys::trusted_local_peer(info.st_uid, ::geteuid())) {
         return fail(ErrorCategory::refused,
                     fmt::format("{} is not a socket of root's or this user's: not used", path));
     }
@@ -72,6 +73,11 @@ Result<void> socket_file_trusted(const std::string& path) {
 
 std::string local_channel_path(const std::string& state_dir) {
     return state_file_path(state_dir, "agent.sock");
+}
+
+Result<void> make_local_channel_directory(const std::string& socket_path) {
+    const std::string dir = std::filesystem::path(socket_path).parent_path().string();
+    return make_state_directory(dir.empty() ? "." : dir);
 }
 
 Result<LocalRequest> parse_local_request(std::string_view line) {
@@ -134,28 +140,28 @@ Result<std::unique_ptr<AgentDriverRelease>> AgentDriverRelease::ask(const std::s
                                                                     const std::string& reason) {
     const std::string path = local_channel_path(state_dir);
     if (auto trusted = socket_file_trusted(path); !trusted) return std::unexpected(trusted.error());
-    auto fd = net::connect_local(path);
+    auto fd = sys::connect_local(path);
     if (!fd) {
         if (fd.error().category == ErrorCategory::not_found) return nullptr;  // no agent
         return std::unexpected(fd.error());
     }
-    auto peer = net::peer_credentials(fd->get());
+    auto peer = sys::peer_credentials(fd->get());
     if (!peer) return std::unexpected(peer.error());
     if (peer->pid == ::getpid()) return nullptr;  // this is the agent: its engine lets go itself
-    if (!net::trusted_local_peer(peer->uid, ::geteuid())) {
+    if (!sys::trusted_local_peer(peer->uid, ::geteuid())) {
         return fail(ErrorCategory::refused,
                     fmt::format("the process serving {} (PID {}) runs as uid {}, neither root nor "
                                 "this user: not asked",
                                 path, peer->pid, peer->uid));
     }
-    net::LineChannel channel(std::move(*fd), kLocalLineBytes);
+    sys::LineChannel channel(std::move(*fd), kLocalLineBytes);
     const double hold = std::clamp(seconds, 1.0, kMaxReleaseSeconds);
     const nlohmann::json request{{"v", kLocalChannelVersion},
                                  {"request", "release_driver_session"},
                                  {"seconds", hold},
                                  {"reason", reason}};
     // Letting go waits for the agent's sample in progress (a sweep) to end.
-    const net::Deadline deadline = in_seconds(30);
+    const sys::Deadline deadline = in_seconds(30);
     if (auto sent = channel.write_line(request.dump(), deadline); !sent) {
         return std::unexpected(sent.error());
     }
@@ -179,7 +185,7 @@ Result<std::unique_ptr<AgentDriverRelease>> AgentDriverRelease::ask(const std::s
 void AgentDriverRelease::resume() {
     if (resumed_) return;
     resumed_ = true;
-    const net::Deadline deadline = in_seconds(10);
+    const sys::Deadline deadline = in_seconds(10);
     const nlohmann::json request{{"v", kLocalChannelVersion}, {"request", "resume_driver_session"}};
     if (channel_.write_line(request.dump(), deadline)) (void)channel_.read_line(deadline);
 }

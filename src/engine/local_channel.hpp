@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/result.hpp"
-#include "net/local_socket.hpp"
+#include "sys/local_socket.hpp"
 
 namespace gpukill::engine {
 
@@ -35,6 +35,10 @@ inline constexpr double kMaxReleaseSeconds = 60;
 
 // STATE_DIR/agent.sock.
 std::string local_channel_path(const std::string& state_dir);
+
+// Creates the directory a socket at `socket_path` lives in the way the state directory is
+// made (mode 0750, parents included), before the agent listens there.
+Result<void> make_local_channel_directory(const std::string& socket_path);
 
 struct LocalRequest {
     std::string name;       // "hello", "release_driver_session", "resume_driver_session"
@@ -72,10 +76,10 @@ class AgentDriverRelease {
     void resume();
 
   private:
-    AgentDriverRelease(net::LineChannel channel, pid_t agent_pid)
+    AgentDriverRelease(sys::LineChannel channel, pid_t agent_pid)
         : channel_(std::move(channel)), agent_pid_(agent_pid) {}
 
-    net::LineChannel channel_;
+    sys::LineChannel channel_;
     pid_t agent_pid_;
     bool resumed_ = false;
 };

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "detect/config_file.hpp"
-#include "engine/rogue_scan.hpp"
+#include "engine/rogue_scoring.hpp"
 #include "host/proc_reader.hpp"
 #include "host/process_usage.hpp"
 
@@ -89,12 +89,23 @@ Result<ProcessDetails> process_details(const Engine& engine, const ProcessIdenti
     } else {
         Snapshot one = snapshot;
         one.processes = {*holder};
-        RogueScanOutcome scored =
+        RogueScoring scored =
             score_rogues(engine.config(), std::move(one),
                          {.user = std::nullopt, .hours = 24, .command = "top"}, *config);
         for (const auto* list : {&scored.report.findings, &scored.report.allowed}) {
             for (const detect::Assessment& assessment : *list) {
-                if (assessment.holder.info.identity() == identity) details.rogue = assessment;
+                if (assessment.holder.info.identity() != identity) continue;
+                RogueVerdict verdict{.score = assessment.score,
+                                     .risk = std::string(detect::risk_name(assessment.risk)),
+                                     .evidence = {},
+                                     .allowed = assessment.allowed.has_value()};
+                for (const detect::Evidence& piece : assessment.evidence) {
+                    verdict.evidence.push_back(
+                        RogueEvidence{.signal = std::string(detect::signal_name(piece.signal)),
+                                      .weight = piece.weight,
+                                      .detail = piece.detail});
+                }
+                details.rogue = std::move(verdict);
             }
         }
         if (!details.rogue) details.rogue_note = "no rogue evidence above the report threshold";

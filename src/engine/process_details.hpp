@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "detect/assessment.hpp"
 #include "engine/engine.hpp"
 #include "model/process.hpp"
 #include "model/result.hpp"
@@ -35,6 +34,20 @@ std::vector<ProcessUsage> process_usage(const Engine& engine, const std::vector<
 Result<std::vector<std::string>> process_environment(const Engine& engine,
                                                      const ProcessIdentity& identity);
 
+// The rogue detector's judgement of one process, as the monitor shows it.
+struct RogueEvidence {
+    std::string signal;  // "stratum_url", as docs/ROGUE.md names it
+    int weight = 0;
+    std::string detail;
+};
+
+struct RogueVerdict {
+    int score = 0;
+    std::string risk;  // low, medium, high, critical
+    std::vector<RogueEvidence> evidence;
+    bool allowed = false;  // an allow list exempts it
+};
+
 struct ProcessDetails {
     ProcessInfo info;
     std::vector<ProcessInfo> ancestors;  // the parent first, up to PID 1
@@ -42,7 +55,7 @@ struct ProcessDetails {
     std::string cgroup_problem;          // why not, when empty
     // The detector's judgement when the process holds a GPU in `snapshot` and scores at
     // or above the report threshold; rogue_note says what was found otherwise.
-    std::optional<detect::Assessment> rogue;
+    std::optional<RogueVerdict> rogue;
     std::string rogue_note;
 };
 

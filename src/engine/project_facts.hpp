@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "guard/evaluate.hpp"
-#include "guard/policy.hpp"
 #include "host/slurm_accounts.hpp"
+#include "model/guard_policy.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::engine {

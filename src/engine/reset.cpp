@@ -1,4 +1,5 @@
 #include "engine/reset.hpp"
+#include "engine/engine_state.hpp"
 
 #include <signal.h>
 
@@ -132,10 +133,10 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         return fail(ErrorCategory::invalid_input, "--verify-timeout must be between 0 and 3600");
     }
     const EngineConfig& config = engine.config();
-    auto protected_list = engine.protected_list();
+    auto protected_list = load_protected_list(engine);
     if (!protected_list) return std::unexpected(protected_list.error());
 
-    Snapshot before = engine.discover_host();
+    Snapshot before = host_snapshot(engine);
     reclaim::ResetRequest wanted{.gpus = {}, .all = request.all, .force = request.force};
     if (request.gpus) {
         auto indices = resolve_gpu_list(*request.gpus, before.gpus);
@@ -160,7 +161,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
     outcome.timeout_seconds = request.timeout_seconds;
     const reclaim::ResetPlan& plan = outcome.plan;
 
-    AuditTrail trail = engine.trail(actor, request.command);
+    AuditTrail trail = start_trail(engine, actor, request.command);
     const auto record = [&](std::vector<nlohmann::ordered_json> records) {
         trail.append_all(records);
     };
@@ -218,8 +219,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
             .verify = {.timeout_seconds = 0}};
         reclaim::ActOutcome done = reclaim::act_and_verify(
             *outcome.reclaim_plan, config.roots, act,
-            {.gpus = [&] { return engine.discover_gpu_memory(); },
-             .full = [&] { return engine.discover_host(); }},
+            {.gpus = [&] { return engine.gpus(); }, .full = [&] { return host_snapshot(engine); }},
             {.executed =
                  [&](const reclaim::ExecuteResult& executed) {
                      if (controls.executed) controls.executed();
@@ -232,7 +232,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         outcome.reclaim_results = std::move(done.executed.targets);
         if (done.interrupted) {
             return stop("interrupted while reclaiming the holders: nothing was reset",
-                        holding_now(plan, engine.discover_host()));
+                        holding_now(plan, host_snapshot(engine)));
         }
         std::vector<pid_t> survivors;
         for (const reclaim::TargetResult& result : *outcome.reclaim_results) {
@@ -246,7 +246,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
                         survivors);
         }
         // Holders the plan could not see coming (started meanwhile) still block the reset.
-        if (auto still = holding_now(plan, engine.discover_host()); !still.empty()) {
+        if (auto still = holding_now(plan, host_snapshot(engine)); !still.empty()) {
             return stop(fmt::format("still held after reclaiming, by PID {}: nothing was reset",
                                     fmt::join(still, ", ")),
                         still);
@@ -268,7 +268,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         agent = std::move(*asked);
         if (agent) outcome.local_agent_pid = agent->agent_pid();
     }
-    outcome.attempts = engine.reset_gpus(plan, facts.nvidia_smi);
+    outcome.attempts = reset_gpus(engine, plan, facts.nvidia_smi);
     agent.reset();
 
     std::vector<reclaim::ResetGpu> reset_ok;
@@ -283,7 +283,7 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
     }
     if (!reset_ok.empty()) {
         outcome.checks = reclaim::verify_reset(
-            reset_ok, [&] { return engine.discover_host(); },
+            reset_ok, [&] { return host_snapshot(engine); },
             reclaim::ResetVerifyOptions{.timeout_seconds = request.verify_timeout_seconds});
     }
     for (const reclaim::ResetGpu& gpu : plan.gpus) {

@@ -15,10 +15,9 @@
 #include "engine/kill.hpp"
 #include "engine/reset_report.hpp"
 #include "model/actor.hpp"
+#include "model/reset_plan.hpp"
+#include "model/reset_results.hpp"
 #include "model/result.hpp"
-#include "reclaim/reset_exec.hpp"
-#include "reclaim/reset_plan.hpp"
-#include "reclaim/reset_verify.hpp"
 
 namespace gpukill::engine {
 

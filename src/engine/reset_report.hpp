@@ -11,11 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/kill_report.hpp"
-#include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
-#include "reclaim/reset_exec.hpp"
-#include "reclaim/reset_plan.hpp"
-#include "reclaim/reset_verify.hpp"
+#include "model/kill_plan.hpp"
+#include "model/kill_results.hpp"
+#include "model/reset_plan.hpp"
+#include "model/reset_results.hpp"
 
 namespace gpukill::engine {
 

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "detect/facts_reader.hpp"
+#include "engine/engine_state.hpp"
+#include "engine/rogue_scoring.hpp"
 #include "history/usage_store.hpp"
 
 namespace gpukill::engine {
@@ -15,9 +17,9 @@ bool user_matches(const ProcessInfo& info, const std::string& user) {
 
 }  // namespace
 
-RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
-                              const RogueScanRequest& request,
-                              const detect::LoadedRogueConfig& config) {
+RogueScoring score_rogues(const EngineConfig& settings, Snapshot snapshot,
+                          const RogueScanRequest& request,
+                          const detect::LoadedRogueConfig& config) {
     // An observer has no context on any GPU: nothing it could mine with (a miner needs one,
     // and the driver then lists it).
     std::erase_if(snapshot.processes, [&](const SnapshotProcess& holder) {
@@ -40,7 +42,7 @@ RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
     for (const detect::ProcessFacts& facts : detect::read_facts(snapshot, context)) {
         assessments.push_back(detect::assess(facts, config.config));
     }
-    RogueScanOutcome outcome;
+    RogueScoring outcome;
     outcome.report = detect::build_report(std::move(assessments), config.config);
     outcome.context = detect::ReportContext{.host = snapshot.host,
                                             .timestamp_unix_ms = now,
@@ -54,27 +56,10 @@ RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
 }
 
 Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
-                                    const detect::LoadedRogueConfig& config, const Actor& actor) {
+                                    const Actor& actor) {
     if (!(request.hours > 0)) {
         return fail(ErrorCategory::invalid_input, "the window must be more than 0 hours");
     }
-    RogueScanOutcome outcome =
-        score_rogues(engine.config(), engine.discover_host(), request, config);
-    if (!outcome.report.findings.empty()) {
-        AuditTrail trail = engine.trail(actor, request.command);
-        std::vector<nlohmann::ordered_json> records;
-        for (const detect::Assessment& finding : outcome.report.findings) {
-            records.push_back(
-                detect::rogue_finding_record(trail.who(), finding, config.source, trail.now()));
-        }
-        trail.append_all(records);
-        outcome.audit_problem = trail.problem();
-    }
-    return outcome;
-}
-
-Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
-                                    const Actor& actor) {
     auto config = detect::load_rogue_config(engine.config().config_dir, request.config_file);
     if (!config) {
         // A file the caller named that is missing or malformed is the caller's mistake.
@@ -84,11 +69,35 @@ Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& requ
         return std::unexpected(named_wrong ? as(ErrorCategory::invalid_input, config.error())
                                            : config.error());
     }
-    return rogue_scan(engine, request, *config, actor);
+    const RogueScoring scored =
+        score_rogues(engine.config(), host_snapshot(engine), request, *config);
+    RogueScanOutcome outcome{.document = detect::report_json(scored.report, scored.context),
+                             .findings = scored.report.findings.size(),
+                             .audit_problem = std::nullopt};
+    if (!scored.report.findings.empty()) {
+        AuditTrail trail = start_trail(engine, actor, request.command);
+        std::vector<nlohmann::ordered_json> records;
+        for (const detect::Assessment& finding : scored.report.findings) {
+            records.push_back(
+                detect::rogue_finding_record(trail.who(), finding, config->source, trail.now()));
+        }
+        trail.append_all(records);
+        outcome.audit_problem = trail.problem();
+    }
+    return outcome;
 }
 
-nlohmann::ordered_json RogueScanOutcome::document() const {
-    return detect::report_json(report, context);
+Result<std::map<std::string, std::size_t>> count_rogue_findings(const Engine& engine,
+                                                                const Snapshot& snapshot) {
+    auto config = detect::load_rogue_config(engine.config().config_dir, std::nullopt);
+    if (!config) return std::unexpected(config.error());
+    const RogueScoring scored =
+        score_rogues(engine.config(), snapshot, RogueScanRequest{}, *config);
+    std::map<std::string, std::size_t> counts;
+    for (const detect::Assessment& finding : scored.report.findings) {
+        ++counts[std::string(detect::risk_name(finding.risk))];
+    }
+    return counts;
 }
 
 }  // namespace gpukill::engine

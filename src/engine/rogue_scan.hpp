@@ -3,15 +3,17 @@
 // one rogue_finding audit record per finding, naming the actor.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 
-#include "detect/assessment.hpp"
-#include "detect/config_file.hpp"
-#include "detect/rogue_json.hpp"
+#include <nlohmann/json.hpp>
+
 #include "engine/engine.hpp"
 #include "model/actor.hpp"
 #include "model/result.hpp"
+#include "model/snapshot.hpp"
 
 namespace gpukill::engine {
 
@@ -28,27 +30,22 @@ struct RogueScanRequest {
 };
 
 struct RogueScanOutcome {
-    detect::RogueReport report;
-    detect::ReportContext context;  // for its JSON (detect/rogue_json.hpp) and table
+    // docs/JSON.md, "gpukill audit --rogue --json": what every door answers with (the
+    // command line's table is drawn from it).
+    nlohmann::ordered_json document;
+    std::size_t findings = 0;
     std::optional<std::string> audit_problem;
-    // docs/JSON.md, "gpukill audit --rogue --json".
-    nlohmann::ordered_json document() const;
 };
 
-// `config` is the scorer's configuration (CONFIG_DIR/rogue.yaml or another file, or
-// the defaults), loaded by the caller. Errors: invalid_input (hours not above 0).
-Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
-                                    const detect::LoadedRogueConfig& config, const Actor& actor);
-// The same with the configuration the request names (config_file, else
-// CONFIG_DIR/rogue.yaml, else the defaults). Errors as load_rogue_config's, and as above.
+// The configuration the request names (config_file, else CONFIG_DIR/rogue.yaml, else the
+// defaults). Errors: invalid_input (hours not above 0; a named file that is missing or
+// malformed), unavailable or permission (CONFIG_DIR/rogue.yaml cannot be read).
 Result<RogueScanOutcome> rogue_scan(Engine& engine, const RogueScanRequest& request,
                                     const Actor& actor);
 
-// The scoring alone, over a snapshot the caller already took, recording nothing: for
-// health_check, which judges the same snapshot for everything else. `request.hours`
-// must be above 0.
-RogueScanOutcome score_rogues(const EngineConfig& settings, Snapshot snapshot,
-                              const RogueScanRequest& request,
-                              const detect::LoadedRogueConfig& config);
+// The findings of `snapshot` by risk ("critical": 1), with CONFIG_DIR/rogue.yaml, recording
+// nothing: what the agent counts every rogue interval.
+Result<std::map<std::string, std::size_t>> count_rogue_findings(const Engine& engine,
+                                                                const Snapshot& snapshot);
 
 }  // namespace gpukill::engine

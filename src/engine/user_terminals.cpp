@@ -8,8 +8,8 @@
 #include <cctype>
 #include <memory>
 
-#include "host/fd_io.hpp"
 #include "model/human_format.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::engine {
 namespace {

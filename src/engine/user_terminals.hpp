@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 
 namespace gpukill::engine {
 

@@ -4,19 +4,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <chrono>
 #include <cmath>
 
 #include "fleet/inventory.hpp"
+#include "fleet/reply_document.hpp"
+#include "model/human_format.hpp"
+#include "net/access.hpp"
+#include "net/http_client.hpp"
 
 namespace gpukill::fleet {
 namespace {
 
-bool is_loopback(const std::string& host) {
-    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+using Clock = std::chrono::steady_clock;
+
+bool is_address_literal(const std::string& host) {
+    unsigned char buffer[sizeof(in6_addr)];
+    return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+           inet_pton(AF_INET6, host.c_str(), buffer) == 1;
 }
 
 int exit_code_of_document(const nlohmann::ordered_json& doc) {
@@ -34,24 +43,29 @@ int exit_code_of_document(const nlohmann::ordered_json& doc) {
     return 0;
 }
 
-std::string transport_error(const std::string& url, httplib::Error error) {
-    switch (error) {
-        case httplib::Error::SSLServerVerification:
+std::string transport_error(const std::string& url, const net::HttpClientError& error) {
+    switch (error.kind) {
+        case net::HttpClientFailure::tls_verification:
             return fmt::format(
-                "{}: the agent's certificate could not be verified: refused "
+                "{}: the agent's certificate could not be verified ({}): refused "
                 "(give its CA with --agent-ca)",
-                url);
-        case httplib::Error::Connection:
-            return fmt::format("{}: cannot connect", url);
-        case httplib::Error::ConnectionTimeout:
+                url, error.detail);
+        case net::HttpClientFailure::cannot_connect:
+            return fmt::format("{}: cannot connect ({})", url, error.detail);
+        case net::HttpClientFailure::connect_timeout:
             return fmt::format("{}: connection timed out (--connect-timeout)", url);
-        case httplib::Error::Read:
-            return fmt::format("{}: no complete answer (--command-timeout)", url);
-        case httplib::Error::SSLConnection:
-            return fmt::format("{}: TLS handshake failed", url);
-        default:
-            return fmt::format("{}: {}", url, httplib::to_string(error));
+        case net::HttpClientFailure::timeout:
+            return fmt::format("{}: no complete answer within --command-timeout", url);
+        case net::HttpClientFailure::tls_handshake:
+            return fmt::format("{}: TLS handshake failed ({})", url, error.detail);
+        case net::HttpClientFailure::cancelled:
+            return fmt::format("{}: interrupted", url);
+        case net::HttpClientFailure::too_large:
+            return fmt::format("{}: the answer is too large ({})", url, error.detail);
+        case net::HttpClientFailure::malformed:
+            return fmt::format("{}: not an HTTP answer ({})", url, error.detail);
     }
+    return url;
 }
 
 }  // namespace
@@ -92,7 +106,9 @@ Result<std::string> agent_base_url(const std::string& host, const AgentOptions& 
     if (options.scheme != "https" && options.scheme != "http") {
         return fail(ErrorCategory::invalid_input, "--agent-scheme is https or http");
     }
-    if (options.scheme == "http" && !is_loopback(address->host)) {
+    // A literal is judged here; a name when it is resolved (request()), on its addresses.
+    if (options.scheme == "http" && is_address_literal(address->host) &&
+        !net::is_loopback_address(address->host)) {
         return fail(ErrorCategory::refused,
                     fmt::format("{}: plain http only to a loopback address (the token would "
                                 "cross the network in clear): use https",
@@ -118,16 +134,21 @@ int exit_code_for_category(const std::string& category, int http_status) {
 
 HostReply agent_reply(int http_status, const std::string& body) {
     HostReply reply;
-    try {
-        reply.result = nlohmann::ordered_json::parse(body);
-    } catch (const nlohmann::json::exception&) {
-        reply.result = nullptr;
-    }
+    auto parsed = read_reply_document(body);
+    reply.result = parsed ? std::move(*parsed) : nlohmann::ordered_json();
     if (http_status >= 200 && http_status < 300) {
-        if (reply.result.is_null()) {
+        if (!parsed || reply.result.is_null()) {
             reply.status = HostStatus::failed;
             reply.exit_code = 1;
-            reply.error = "the agent answered with no JSON document";
+            reply.error = parsed ? "the agent answered with no JSON document"
+                                 : "the agent's answer is not usable: " + parsed.error();
+            return reply;
+        }
+        if (auto problem = reply_shape_problem(reply.result)) {
+            reply.result = nullptr;
+            reply.status = HostStatus::failed;
+            reply.exit_code = 1;
+            reply.error = "the agent's answer is malformed: " + *problem;
             return reply;
         }
         reply.exit_code = exit_code_of_document(reply.result);
@@ -136,15 +157,18 @@ HostReply agent_reply(int http_status, const std::string& body) {
     }
     std::string category;
     std::string message = fmt::format("HTTP {}", http_status);
-    if (reply.result.is_object() && reply.result.contains("error") &&
-        reply.result["error"].is_object()) {
-        const auto& error = reply.result["error"];
-        if (error.contains("category") && error["category"].is_string()) {
-            category = error["category"].get<std::string>();
+    if (reply.result.is_object() && !reply_shape_problem(reply.result)) {
+        if (auto error = reply.result.find("error");
+            error != reply.result.end() && error->is_object()) {
+            if (auto it = error->find("category"); it != error->end() && it->is_string()) {
+                category = it->get<std::string>();
+            }
+            if (auto it = error->find("message"); it != error->end() && it->is_string()) {
+                message = it->get<std::string>();
+            }
         }
-        if (error.contains("message") && error["message"].is_string()) {
-            message = error["message"].get<std::string>();
-        }
+    } else {
+        reply.result = nullptr;  // an error answer of the wrong shape: only its status counts
     }
     if (http_status == 401) message = "the agent refused the token (HTTP 401): " + message;
     reply.status = HostStatus::failed;
@@ -160,15 +184,23 @@ Result<std::unique_ptr<AgentTransport>> AgentTransport::open(AgentOptions option
     }
     auto token = read_token_file(*options.token_file);
     if (!token) return std::unexpected(token.error());
-    return std::unique_ptr<AgentTransport>(new AgentTransport(std::move(options), *token));
+    std::optional<net::TlsContext> tls;
+    if (options.scheme == "https") {
+        auto context = net::TlsContext::client(options.ca_file);
+        if (!context) return std::unexpected(context.error());
+        tls = std::move(*context);
+    }
+    return std::unique_ptr<AgentTransport>(
+        new AgentTransport(std::move(options), *token, std::move(tls)));
 }
 
-AgentTransport::AgentTransport(AgentOptions options, std::string token)
-    : options_(std::move(options)), token_(std::move(token)) {}
+AgentTransport::AgentTransport(AgentOptions options, std::string token,
+                               std::optional<net::TlsContext> tls)
+    : options_(std::move(options)), token_(std::move(token)), tls_(std::move(tls)) {}
 
 HostReply AgentTransport::request(const std::string& host, const std::string& method,
                                   const std::string& path, const std::optional<std::string>& body,
-                                  double timeout_seconds) {
+                                  Deadline deadline, bool acts) {
     HostReply reply;
     reply.status = HostStatus::unreachable;
     reply.exit_code = kUnreachableExit;
@@ -177,53 +209,85 @@ HostReply AgentTransport::request(const std::string& host, const std::string& me
         reply.error = url.error().what;
         return reply;
     }
-    httplib::Client client(*url);
-    client.enable_server_certificate_verification(true);
-    if (options_.ca_file) client.set_ca_cert_path(*options_.ca_file);
-    const auto split = [](double seconds, time_t& whole, time_t& micro) {
-        whole = static_cast<time_t>(seconds);
-        micro = static_cast<time_t>((seconds - std::floor(seconds)) * 1e6);
-    };
-    time_t s = 0, us = 0;
-    split(options_.connect_timeout_seconds, s, us);
-    client.set_connection_timeout(s, us);
-    split(timeout_seconds, s, us);
-    client.set_read_timeout(s, us);
-    client.set_write_timeout(s, us);
-    client.set_bearer_token_auth(token_);
-    client.set_keep_alive(false);
-    httplib::Result answer = method == "POST"
-                                 ? client.Post(path, body.value_or("{}"), "application/json")
-                                 : client.Get(path);
+    const std::string shown = printable(*url);
+    auto address = parse_host_address(host);
+    const unsigned port = address->port.value_or(options_.default_port);
+    auto resolved = net::resolve_host(address->host, port);
+    if (!resolved) {
+        reply.error = fmt::format("{}: {}", shown, resolved.error().what);
+        return reply;
+    }
+    if (options_.scheme == "http") {
+        // Plain HTTP carries the token in clear: only where every address is loopback.
+        for (const net::ResolvedAddress& a : *resolved) {
+            if (!a.loopback) {
+                reply.error = fmt::format(
+                    "{}: plain http only to a loopback address, and {} resolves to {} (the "
+                    "token would cross the network in clear): use https",
+                    shown, printable(address->host), a.text);
+                return reply;
+            }
+        }
+    }
+    net::HttpClientRequest http{
+        .method = method,
+        .target = path,
+        .host_header = url->substr(url->find("://") + 3),
+        .headers = {{"Authorization", "Bearer " + token_}, {"Accept", "application/json"}},
+        .body = std::nullopt};
+    if (method == "POST") {
+        http.body = body.value_or("{}");
+        http.headers.push_back({"Content-Type", "application/json"});
+    }
+    net::HttpClientSettings settings;
+    settings.tls = tls_ ? &*tls_ : nullptr;
+    settings.server_name = address->host;
+    settings.deadline = deadline;
+    settings.connect_seconds = options_.connect_timeout_seconds;
+    settings.limits.max_body_bytes = options_.max_reply_bytes;
+    // An action in flight finishes (within the deadline) so its report is kept; a read
+    // stops at once.
+    if (!acts) settings.cancelled = options_.interrupted;
+    auto answer = net::http_exchange(*resolved, http, settings);
     if (!answer) {
-        reply.error = transport_error(*url, answer.error());
+        reply.error = transport_error(shown, answer.error());
+        if (answer.error().kind == net::HttpClientFailure::cancelled) {
+            reply.status = HostStatus::not_run;
+            reply.exit_code = 130;
+        } else if (answer.error().kind == net::HttpClientFailure::too_large ||
+                   answer.error().kind == net::HttpClientFailure::malformed) {
+            reply.status = HostStatus::failed;
+            reply.exit_code = 1;
+        }
         return reply;
     }
     return agent_reply(answer->status, answer->body);
 }
 
-std::optional<HostReply> AgentTransport::check_version(const std::string& host) {
+std::optional<HostReply> AgentTransport::check_version(const std::string& host, Deadline deadline) {
     {
         std::lock_guard lock(mutex_);
         if (checked_.contains(host)) return std::nullopt;
     }
-    HostReply reply = request(host, "GET", "/v1/version", std::nullopt, 30);
-    if (reply.status == HostStatus::unreachable) return reply;
+    HostReply reply = request(host, "GET", "/v1/version", std::nullopt, deadline, false);
+    if (reply.status == HostStatus::unreachable || reply.status == HostStatus::not_run)
+        return reply;
     if (reply.status != HostStatus::ok) {
         reply.status = reply.exit_code == 4 ? HostStatus::failed : HostStatus::incompatible;
         reply.exit_code = reply.exit_code == 4 ? 4 : kUnreachableExit;
-        reply.error = fmt::format("{}: /v1/version: {}", host, reply.error.value_or("failed"));
+        reply.error =
+            fmt::format("{}: /v1/version: {}", printable(host), reply.error.value_or("failed"));
         return reply;
     }
     std::string version;
-    if (reply.result.contains("version") && reply.result["version"].is_string()) {
-        version = reply.result["version"].get<std::string>();
+    if (auto it = reply.result.find("version"); it != reply.result.end() && it->is_string()) {
+        version = it->get<std::string>();
     }
     if (!version_at_least(version, kMinimumRemoteVersion)) {
         reply.status = HostStatus::incompatible;
         reply.exit_code = kUnreachableExit;
         reply.error = fmt::format("{}: agent version '{}' is too old (fleet needs {} or later)",
-                                  host, version, kMinimumRemoteVersion);
+                                  printable(host), printable(version), kMinimumRemoteVersion);
         reply.result = nullptr;
         return reply;
     }
@@ -233,7 +297,12 @@ std::optional<HostReply> AgentTransport::check_version(const std::string& host) 
 }
 
 HostReply AgentTransport::call(const std::string& host, const RemoteCall& call) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
+    // One deadline for the version check and the call: --command-timeout is the most a
+    // host can take, however it answers.
+    const Deadline deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options_.command_timeout_seconds));
     HostReply reply;
     if (call.http_path.empty()) {
         reply.status = HostStatus::failed;
@@ -241,11 +310,14 @@ HostReply AgentTransport::call(const std::string& host, const RemoteCall& call) 
         reply.error = "not offered by the agent's API (use --transport ssh)";
         return reply;
     }
-    if (auto refused = check_version(host)) return *refused;
+    if (auto refused = check_version(host, deadline)) {
+        refused->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return *refused;
+    }
     std::optional<std::string> body;
     if (call.http_body) body = call.http_body->dump();
-    reply = request(host, call.http_method, call.http_path, body, options_.command_timeout_seconds);
-    reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    reply = request(host, call.http_method, call.http_path, body, deadline, call.acts);
+    reply.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return reply;
 }
 

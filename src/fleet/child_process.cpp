@@ -63,7 +63,7 @@ std::string read_all_from_start(int fd, std::size_t cap) {
 }  // namespace
 
 Result<ChildRun> run_child(const std::vector<std::string>& argv, double timeout_seconds,
-                           std::size_t max_output_bytes) {
+                           std::size_t max_output_bytes, const std::function<bool()>& cancelled) {
     if (argv.empty()) return fail(ErrorCategory::internal, "run_child: no program");
     std::array<int, 2> out{};
     if (pipe2(out.data(), O_CLOEXEC) != 0) return fail("pipe", errno);
@@ -114,13 +114,17 @@ Result<ChildRun> run_child(const std::vector<std::string>& argv, double timeout_
             run.timed_out = !exited;
             break;
         }
+        if (cancelled && cancelled()) {
+            run.cancelled = !exited;
+            break;
+        }
         std::array<pollfd, 2> fds{};
         nfds_t count = 0;
         if (output_open) fds[count++] = {out_read.get(), POLLIN, 0};
         const bool watch_exit = !exited && pidfd.get() >= 0;
         if (watch_exit) fds[count++] = {pidfd.get(), POLLIN, 0};
         const int wait_ms =
-            static_cast<int>(std::min(left * 1000.0, watch_exit ? 1000.0 : 20.0)) + 1;
+            static_cast<int>(std::min(left * 1000.0, watch_exit ? 100.0 : 20.0)) + 1;
         if (poll(fds.data(), count, wait_ms) < 0 && errno != EINTR) break;
         if (output_open && fds[0].revents != 0) {
             const ssize_t n = read(out_read.get(), buffer.data(), buffer.size());

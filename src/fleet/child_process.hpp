@@ -6,6 +6,7 @@
 // other threads never hold each other's pipes open.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,12 +18,16 @@ namespace gpukill::fleet {
 struct ChildRun {
     int exit_code = -1;  // 128 + signal when a signal ended it
     bool timed_out = false;
+    bool cancelled = false;
     std::string out;
     std::string err;
 };
 
 // argv[0] is a path or a name looked up in PATH. Errors: spawn failed (ENOENT...).
+// `cancelled`, asked at least every 100 ms, ends the child as the timeout does
+// (`cancelled` set in the result).
 Result<ChildRun> run_child(const std::vector<std::string>& argv, double timeout_seconds,
-                           std::size_t max_output_bytes = 64u << 20);
+                           std::size_t max_output_bytes = 64u << 20,
+                           const std::function<bool()>& cancelled = nullptr);
 
 }  // namespace gpukill::fleet

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -28,7 +29,17 @@ std::vector<HostReply> fan_out(std::size_t count, const std::function<HostReply(
                 reply.exit_code = kUnreachableExit;
                 reply.error = "not started: --fail-fast after a failure";
             } else {
-                reply = task(i);
+                try {
+                    reply = task(i);
+                } catch (const std::exception& e) {
+                    // A host's answer that trips gpukill is that host's failure: the
+                    // others go on, and the command ends normally (control directories
+                    // removed, the report printed).
+                    reply = HostReply{};
+                    reply.status = HostStatus::failed;
+                    reply.exit_code = 1;
+                    reply.error = std::string("internal error on this host's answer: ") + e.what();
+                }
                 if (controls.fail_fast && reply.status != HostStatus::ok) stop_fail.store(true);
             }
             std::lock_guard lock(progress_mutex);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "fleet/node_set.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::fleet {
 namespace {
@@ -14,7 +15,7 @@ std::string hosts_with(const FleetResult& result, HostStatus a, HostStatus b) {
     for (const HostResult& host : result.hosts) {
         if (host.reply.status == a || host.reply.status == b) names.push_back(host.host);
     }
-    return names.empty() ? "" : " (" + fold_node_set(names) + ")";
+    return names.empty() ? "" : " (" + printable(fold_node_set(names)) + ")";
 }
 
 }  // namespace
@@ -56,7 +57,7 @@ std::string render_sections(const std::vector<HostSection>& sections, bool gathe
     std::string out;
     if (!gather) {
         for (const HostSection& section : sections) {
-            out += rule + section.host + "\n" + rule + section.text;
+            out += rule + printable(section.host) + "\n" + rule + section.text;
         }
         return out;
     }
@@ -70,7 +71,7 @@ std::string render_sections(const std::vector<HostSection>& sections, bool gathe
     }
     for (const std::string& text : order) {
         const std::vector<std::string>& hosts = hosts_by_text[text];
-        out += rule + fold_node_set(hosts) +
+        out += rule + printable(fold_node_set(hosts)) +
                (hosts.size() > 1 ? fmt::format(" ({})", hosts.size()) : "") + "\n" + rule + text;
     }
     return out;

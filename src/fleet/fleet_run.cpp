@@ -8,7 +8,9 @@ namespace gpukill::fleet {
 namespace {
 
 bool is_preview(const HostReply& reply) {
-    return reply.result.is_object() && reply.result.value("preview", false);
+    if (!reply.result.is_object()) return false;
+    const auto it = reply.result.find("preview");
+    return it != reply.result.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::optional<std::string> plan_id_of(const HostReply& reply) {

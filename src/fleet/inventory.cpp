@@ -7,9 +7,11 @@
 #include <charconv>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "fleet/node_set.hpp"
+#include "model/bounded_json.hpp"
+#include "model/human_format.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::fleet {
 namespace {
@@ -27,15 +29,28 @@ std::size_t line_of(std::string_view text, const std::string& needle, std::size_
     return line_of_offset(text, at);
 }
 
+std::unexpected<Error> too_many_hosts(const std::string& where) {
+    return fail(ErrorCategory::invalid_input,
+                fmt::format("{}: more than {} hosts in all (the most one fleet command reaches)",
+                            where, kMaxFleetHosts));
+}
+
+// Bytes a host name never holds: spaces, controls (escape sequences), non-ASCII.
+bool printable_host(std::string_view host) {
+    return std::all_of(host.begin(), host.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte > 0x20 && byte < 0x7f;
+    });
+}
+
 Result<std::vector<std::string>> parse_file_sd(std::string_view text, const std::string& name) {
-    nlohmann::json document;
-    try {
-        document = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    auto parsed = parse_json_bounded(text, JsonBounds{.max_bytes = text.size()});
+    if (!parsed) {
         return fail(ErrorCategory::invalid_input,
-                    fmt::format("{}:{}: not valid JSON (byte {})", name,
-                                line_of_offset(text, e.byte == 0 ? 0 : e.byte - 1), e.byte));
+                    fmt::format("{}:{}: {}", name, line_of_offset(text, parsed.error().byte),
+                                parsed.error().what));
     }
+    const nlohmann::json& document = *parsed;
     if (!document.is_array()) {
         return fail(ErrorCategory::invalid_input,
                     fmt::format("{}:1: a file_sd document is a JSON array of target groups", name));
@@ -65,6 +80,8 @@ Result<std::vector<std::string>> parse_file_sd(std::string_view text, const std:
             // The scrape port is the agent's (metrics and API on one port): kept for
             // the agent transport; the SSH transport uses the host alone.
             if (seen.insert(shown).second) hosts.push_back(shown);
+            if (hosts.size() > kMaxFleetHosts)
+                return too_many_hosts(fmt::format("{}:{}", name, line));
         }
     }
     return hosts;
@@ -73,6 +90,12 @@ Result<std::vector<std::string>> parse_file_sd(std::string_view text, const std:
 }  // namespace
 
 Result<HostAddress> parse_host_address(std::string_view target) {
+    if (!printable_host(target)) {
+        return fail(ErrorCategory::invalid_input,
+                    fmt::format("{}: a host name holds no spaces, control characters or "
+                                "non-ASCII bytes",
+                                quote_escaped(target)));
+    }
     HostAddress address;
     std::string_view port_text;
     if (target.starts_with('[')) {
@@ -149,18 +172,25 @@ Result<std::vector<std::string>> parse_hosts_text(std::string_view text, const s
         for (std::string& host : *names) {
             if (seen.insert(host).second) hosts.push_back(std::move(host));
         }
+        if (hosts.size() > kMaxFleetHosts) {
+            return too_many_hosts(fmt::format("{}:{}", name, line_number));
+        }
         if (end == text.size()) break;
     }
     return hosts;
 }
 
 Result<std::vector<std::string>> read_hosts_file(const std::string& path) {
+    constexpr std::size_t kMaxHostsFileBytes = 16u << 20;
     std::ifstream in(path, std::ios::binary);
-    if (!in) return fail(fmt::format("cannot read hosts file {}", path), errno);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    std::string text = buffer.str();
-    if (text.size() > 16u << 20) {
+    if (!in) return fail(fmt::format("cannot read hosts file {}", printable(path)), errno);
+    // Read one chunk past the limit at most: enough to know it is over.
+    std::string text;
+    char chunk[65536];
+    while (text.size() <= kMaxHostsFileBytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    }
+    if (text.size() > kMaxHostsFileBytes) {
         return fail(ErrorCategory::invalid_input,
                     fmt::format("{}: larger than 16 MiB; not a hosts file", path));
     }
@@ -178,27 +208,29 @@ Result<std::vector<std::string>> resolve_targets(const TargetSpec& spec) {
         for (std::string& host : names) {
             if (seen.insert(host).second) hosts.push_back(std::move(host));
         }
+        return hosts.size() <= kMaxFleetHosts;
     };
     for (const std::string& remote : spec.remote) {
         auto address = parse_host_address(remote);
         if (!address) return fail(ErrorCategory::invalid_input, "--remote " + address.error().what);
-        add({remote});
+        if (!add({remote})) return too_many_hosts("--remote");
     }
     for (const std::string& set : spec.node_sets) {
         auto names = expand_node_set(set);
         if (!names) return fail(ErrorCategory::invalid_input, "--hosts: " + names.error().what);
-        add(std::move(*names));
+        if (!add(std::move(*names))) return too_many_hosts("--hosts");
     }
     for (const std::string& file : spec.files) {
         auto names = read_hosts_file(file);
         if (!names) return std::unexpected(names.error());
-        add(std::move(*names));
+        if (!add(std::move(*names))) return too_many_hosts(file);
     }
     std::vector<std::string> excluded;
     for (const std::string& set : spec.exclusions) {
         auto names = expand_node_set(set);
         if (!names) return fail(ErrorCategory::invalid_input, "--exclude: " + names.error().what);
         excluded.insert(excluded.end(), names->begin(), names->end());
+        if (excluded.size() > kMaxFleetHosts) return too_many_hosts("--exclude");
     }
     hosts = exclude_hosts(hosts, excluded);
     if (hosts.empty()) {

@@ -15,6 +15,11 @@
 
 namespace gpukill::fleet {
 
+// The most hosts one fleet command reaches, all of --remote, --hosts and --hosts-file
+// together: more is refused (invalid_input, exit 3) as soon as it is counted, before the
+// rest is expanded, so a few short lines cannot make millions of names.
+inline constexpr std::size_t kMaxFleetHosts = 100000;
+
 // A target as the inventory gave it: "node01", "node01:9100", "[fd00::1]:9100".
 struct HostAddress {
     std::string host;              // node01, fd00::1
@@ -22,6 +27,8 @@ struct HostAddress {
 };
 
 // "node01:9100" -> {node01, 9100}; "[::1]:22" -> {::1, 22}; "node01" -> {node01}.
+// A host holding a space, a control character (an escape sequence) or a byte that is
+// not printable ASCII is refused; errors show the target with such bytes escaped.
 Result<HostAddress> parse_host_address(std::string_view target);
 
 // The hosts a hosts file names, in order, each once. `name` is what errors call it.

@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include "model/human_format.hpp"
+
 namespace gpukill::fleet {
 namespace {
 
@@ -17,8 +19,10 @@ struct NodeSetParser {
     std::size_t pos = 0;
 
     std::unexpected<Error> error(const std::string& what, std::size_t column) const {
-        return fail(ErrorCategory::invalid_input,
-                    fmt::format("bad node set '{}': {} at column {}", text, what, column + 1));
+        // The text may hold anything (an escape sequence): shown printable.
+        return fail(
+            ErrorCategory::invalid_input,
+            printable(fmt::format("bad node set '{}': {} at column {}", text, what, column + 1)));
     }
 
     static bool name_char(char c) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,8 @@
 
 #include "fleet/child_process.hpp"
 #include "fleet/inventory.hpp"
+#include "fleet/reply_document.hpp"
+#include "model/human_format.hpp"
 
 namespace gpukill::fleet {
 namespace {
@@ -96,7 +99,44 @@ std::string parse_version_line(const std::string& text) {
     return version;
 }
 
+namespace {
+
+// Whether one ssh -o option ("UserKnownHostsFile=/dev/null", "UserKnownHostsFile /dev/null")
+// points the known-hosts file at nothing.
+bool forgets_host_keys(std::string_view option) {
+    const std::size_t split = option.find_first_of("= \t");
+    if (split == std::string_view::npos) return false;
+    std::string keyword(option.substr(0, split));
+    for (char& c : keyword) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (keyword != "userknownhostsfile" && keyword != "globalknownhostsfile") return false;
+    std::string_view files = option.substr(split + 1);
+    while (!files.empty()) {
+        const std::size_t start = files.find_first_not_of(" \t=\"");
+        if (start == std::string_view::npos) break;
+        files.remove_prefix(start);
+        const std::size_t end = files.find_first_of(" \t\"");
+        const std::string_view file = files.substr(0, end);
+        if (file == "/dev/null" || file == "none") return true;
+        if (end == std::string_view::npos) break;
+        files.remove_prefix(end);
+    }
+    return false;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SshTransport>> SshTransport::open(SshOptions options) {
+    if (options.accept_new_host_keys) {
+        for (const std::string& option : options.options) {
+            if (forgets_host_keys(option)) {
+                return fail(ErrorCategory::invalid_input,
+                            fmt::format("--accept-new-host-keys with --ssh-option {} would accept "
+                                        "any key of any host, every time: refused (keep a "
+                                        "known_hosts file, or drop --accept-new-host-keys)",
+                                        printable(option)));
+            }
+        }
+    }
     std::string pattern = control_base() + "/gpukill-fleet-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
         return fail("cannot make the ssh control directory " + pattern, errno);
@@ -155,11 +195,13 @@ std::vector<std::string> SshTransport::ssh_argv(
 
 HostReply SshTransport::run_remote(const std::string& host,
                                    const std::vector<std::string>& arguments,
-                                   double timeout_seconds) {
+                                   double timeout_seconds, bool acts) {
     std::string command = shell_quote(options_.remote_gpukill);
     for (const std::string& argument : arguments) command += " " + shell_quote(argument);
     const auto start = std::chrono::steady_clock::now();
-    auto ran = run_child(ssh_argv(host, command), timeout_seconds);
+    // One byte past the document limit: enough for the reader to refuse it as too large.
+    auto ran = run_child(ssh_argv(host, command), timeout_seconds, kMaxReplyDocumentBytes + 1,
+                         acts ? nullptr : options_.interrupted);
     HostReply reply;
     if (!ran) {
         reply.status = HostStatus::unreachable;
@@ -167,7 +209,11 @@ HostReply SshTransport::run_remote(const std::string& host,
         reply.error = ran.error().what;
         return reply;
     }
-    if (ran->timed_out) {
+    if (ran->cancelled) {
+        reply.status = HostStatus::not_run;
+        reply.exit_code = 130;
+        reply.error = fmt::format("{}: interrupted", printable(host));
+    } else if (ran->timed_out) {
         reply.status = HostStatus::unreachable;
         reply.exit_code = kUnreachableExit;
         reply.error =
@@ -233,7 +279,7 @@ void SshTransport::remember_reached(const std::string& host) {
 HostReply SshTransport::call(const std::string& host, const RemoteCall& call) {
     const auto start = std::chrono::steady_clock::now();
     if (auto refused = check_version(host)) return *refused;
-    HostReply reply = run_remote(host, call.arguments, options_.command_timeout_seconds);
+    HostReply reply = run_remote(host, call.arguments, options_.command_timeout_seconds, call.acts);
     reply.seconds = seconds_since(start);
     return reply;
 }

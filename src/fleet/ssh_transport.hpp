@@ -8,6 +8,7 @@
 // child's argv or environment by gpukill.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,9 @@ struct SshOptions {
     double connect_timeout_seconds = 10;
     double command_timeout_seconds = 120;
     std::string remote_gpukill = "gpukill";
+    // True once the operator asked to stop: a read in flight ends at once; an action in
+    // flight is left to finish within its timeout, so its report is not lost.
+    std::function<bool()> interrupted;
 };
 
 // One argument quoted for a POSIX shell: as is when plain, else in single quotes.
@@ -42,7 +46,9 @@ std::string parse_version_line(const std::string& text);
 
 class SshTransport : public Transport {
   public:
-    // Creates the private control directory. Errors: it cannot be made.
+    // Creates the private control directory. Errors: it cannot be made; invalid_input for
+    // --accept-new-host-keys with a known-hosts file that keeps nothing (/dev/null), which
+    // would accept every key of every host, every time.
     static Result<std::unique_ptr<SshTransport>> open(SshOptions options);
     ~SshTransport() override;
 
@@ -57,7 +63,7 @@ class SshTransport : public Transport {
   private:
     SshTransport(SshOptions options, std::string control_dir);
     HostReply run_remote(const std::string& host, const std::vector<std::string>& arguments,
-                         double timeout_seconds);
+                         double timeout_seconds, bool acts = false);
     std::optional<HostReply> check_version(const std::string& host);
     void remember_reached(const std::string& host);
 

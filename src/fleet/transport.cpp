@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "fleet/reply_document.hpp"
+
 namespace gpukill::fleet {
 namespace {
 
@@ -95,21 +97,29 @@ HostReply reply_from_output(int exit_code, const std::string& stdout_text,
     HostReply reply;
     reply.exit_code = exit_code;
     reply.status = exit_code == 0 ? HostStatus::ok : HostStatus::failed;
-    try {
-        reply.result = nlohmann::ordered_json::parse(stdout_text);
-    } catch (const nlohmann::json::exception&) {
-        reply.result = nullptr;
+    auto parsed = read_reply_document(stdout_text);
+    if (parsed && !parsed->is_null()) {
+        if (auto problem = reply_shape_problem(*parsed)) {
+            // A document that is there but unusable: this host's error, whatever its exit.
+            reply.status = HostStatus::failed;
+            reply.exit_code = exit_code != 0 ? exit_code : 1;
+            reply.error = "the remote gpukill's document is malformed: " + *problem;
+            return reply;
+        }
+        reply.result = std::move(*parsed);
     }
     if (exit_code == 0 && reply.result.is_null()) {
         reply.status = HostStatus::failed;
         reply.exit_code = 1;
-        reply.error = "the remote gpukill printed no JSON document";
+        reply.error = parsed ? "the remote gpukill printed no JSON document"
+                             : "the remote gpukill's output is not usable: " + parsed.error();
         return reply;
     }
     if (exit_code != 0) {
-        if (reply.result.is_object() && reply.result.contains("error") &&
-            reply.result["error"].is_object() && reply.result["error"].contains("message")) {
-            reply.error = reply.result["error"]["message"].get<std::string>();
+        const auto error =
+            reply.result.is_object() ? reply.result.find("error") : reply.result.end();
+        if (reply.result.is_object() && error != reply.result.end() && error->contains("message")) {
+            reply.error = (*error)["message"].get<std::string>();
         } else if (std::string line = last_line(stderr_text); !line.empty()) {
             reply.error = line;
         } else if (reply.result.is_null()) {

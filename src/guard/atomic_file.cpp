@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <vector>
 
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::guard {
 namespace {

@@ -27,11 +27,11 @@
 #include <utility>
 #include <vector>
 
-#include "guard/decision.hpp"
 #include "guard/guard_state.hpp"
 #include "guard/history.hpp"
-#include "guard/policy.hpp"
 #include "guard/time_window.hpp"
+#include "model/guard_decision.hpp"
+#include "model/guard_policy.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/select.hpp"
 

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/envelope.hpp"
-#include "guard/decision.hpp"
-#include "guard/policy.hpp"
+#include "model/guard_decision.hpp"
+#include "model/guard_policy.hpp"
 
 namespace gpukill::guard {
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "model/result.hpp"
 #include "model/yaml_reader.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "guard/policy.hpp"
 #include "guard/policy_fields.hpp"
+#include "model/guard_policy.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::guard::sections {

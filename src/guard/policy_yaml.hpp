@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::guard {

@@ -5,7 +5,7 @@
 // decided once, on the final target set, whatever put a process there.
 #pragma once
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::guard {

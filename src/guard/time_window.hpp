@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::guard {

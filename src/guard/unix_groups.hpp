@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "guard/policy.hpp"
+#include "model/guard_policy.hpp"
 #include "model/snapshot.hpp"
 
 namespace gpukill::guard {

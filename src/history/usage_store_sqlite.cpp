@@ -17,9 +17,9 @@
 #include "history/usage_queries.hpp"
 #include "history/usage_schema.hpp"
 #include "history/usage_store.hpp"
-#include "host/fd_io.hpp"
 #include "host/state_dir.hpp"
 #include "model/start_time.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::history {
 namespace {

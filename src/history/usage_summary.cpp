@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill::history {
 namespace {

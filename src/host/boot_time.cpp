@@ -5,13 +5,11 @@
 #include <limits>
 #include <string>
 
-#include "host/parse_util.hpp"
 #include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
+#include "model/start_time.hpp"
 
 namespace gpukill {
-namespace {
-constexpr long kLinuxUserHz = 100;
-}  // namespace
 
 Result<std::int64_t> parse_boot_time(std::string_view proc_stat_text) {
     std::optional<std::int64_t> btime;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill {

@@ -15,6 +15,15 @@ namespace gpukill {
 // 64-bit hexadecimal mask. An error when the line is missing or not hexadecimal.
 Result<std::uint64_t> parse_effective_capabilities(std::string_view status_text);
 
+// Any capability mask of /proc/PID/status by its key: "CapEff", "CapPrm", "CapBnd".
+Result<std::uint64_t> parse_capability_mask(std::string_view status_text, std::string_view key);
+
+// "CAP_SYS_PTRACE" for bit 19 (include/uapi/linux/capability.h); "capability 45" for a
+// bit this table does not name.
+std::string capability_name(unsigned bit);
+
+inline constexpr unsigned kCapSysPtrace = 19;
+
 // CAP_KILL (bit 5, include/uapi/linux/capability.h) is in `mask`.
 bool has_cap_kill(std::uint64_t mask);
 

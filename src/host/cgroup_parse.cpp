@@ -3,8 +3,8 @@
 // names are documented at the declaration in proc_parse.hpp.
 #include <string>
 
-#include "host/parse_util.hpp"
 #include "host/proc_parse.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 namespace {

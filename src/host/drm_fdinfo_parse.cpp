@@ -4,7 +4,7 @@
 #include <charconv>
 #include <limits>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 #include "model/pci_bus_id.hpp"
 
 namespace gpukill {

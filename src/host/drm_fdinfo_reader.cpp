@@ -5,8 +5,8 @@
 
 #include <cerrno>
 
-#include "host/fd_io.hpp"
 #include "host/proc_parse.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 namespace {

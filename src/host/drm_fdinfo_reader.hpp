@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "host/drm_fdinfo_parse.hpp"
-#include "host/roots.hpp"
 #include "model/device_node.hpp"
+#include "model/host_roots.hpp"
 
 namespace gpukill {
 

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "host/fd_io.hpp"
 #include "model/pci_bus_id.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 

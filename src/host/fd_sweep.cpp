@@ -25,9 +25,9 @@
 
 #include "host/devfs_nodes.hpp"
 #include "host/drm_pci.hpp"
-#include "host/fd_io.hpp"
-#include "host/parse_util.hpp"
 #include "host/proc_parse.hpp"
+#include "model/parse_util.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 namespace {

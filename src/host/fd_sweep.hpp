@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
-#include "host/roots.hpp"
 #include "model/device_node.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill {

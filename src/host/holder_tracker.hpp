@@ -25,9 +25,9 @@
 #include <set>
 #include <string>
 
-#include "host/fd_io.hpp"
 #include "host/fd_sweep.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <string>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -80,23 +80,4 @@ struct ExeLink {
 };
 ExeLink parse_exe_link(std::string_view link_target);
 
-// Classify the target of an fd symlink as a GPU device node under devfs_root
-// ("/dev" or a relocated root such as "/tmp/sim/dev"; trailing slashes ignored; compared
-// as text, so pass it as the kernel prints paths: absolute and resolved). Recognised,
-// exactly, relative to the root (N canonical decimal, no leading zeros):
-//   nvidiaN -> nvidia_gpu (nvidia_minor = N)     nvidiactl -> nvidia_ctl
-//   nvidia-modeset -> nvidia_ctl: a driver-wide display node, tied to no one GPU, but a
-//                     process holding it holds the driver, as `fuser /dev/nvidia*` shows
-//   nvidia-uvm, nvidia-uvm-tools -> nvidia_uvm
-//   nvidia-caps/nvidia-capN, nvidia-caps-imex-channels/channelN -> nvidia_caps
-//   dri/cardN -> dri_card, dri/renderDN -> dri_render (dri_minor = N)
-//   kfd -> kfd                                   accel/accelN -> accel
-// A target ending in " (deleted)" is a node unlinked while open (a container's /dev gone,
-// udev re-creating nodes): the process still holds the device, so it is classified like
-// the live path. Not GPU nodes: nvidia-nvswitch*, dri/controlD*, anything outside the
-// root or not exactly one of the names above (nvidia, nvidia0x, nvidia01, dri/card).
-// Pure: pci_bus_id is left empty (the fd sweep fills it from sysfs).
-std::optional<DeviceNode> classify_device_path(std::string_view link_target,
-                                               std::string_view devfs_root);
-
 }  // namespace gpukill

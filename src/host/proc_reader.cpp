@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <string>
 
-#include "host/fd_io.hpp"
-#include "host/parse_util.hpp"
 #include "host/proc_parse.hpp"
+#include "model/parse_util.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "host/proc_parse.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/process.hpp"
 #include "model/result.hpp"
 

@@ -20,7 +20,7 @@
 #include <set>
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/process.hpp"
 
 namespace gpukill {

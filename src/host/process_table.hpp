@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/process.hpp"
 #include "model/result.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "host/parse_util.hpp"
 #include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

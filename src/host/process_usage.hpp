@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill {

@@ -13,8 +13,8 @@
 #include <chrono>
 #include <string>
 
-#include "host/fd_io.hpp"
 #include "host/pidfd.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 namespace {

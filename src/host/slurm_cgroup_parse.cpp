@@ -1,8 +1,8 @@
 // parse_slurm_job: the rules are at its declaration in proc_parse.hpp.
 #include <string>
 
-#include "host/parse_util.hpp"
 #include "host/proc_parse.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill {
 

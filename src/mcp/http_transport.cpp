@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <httplib.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 
 #include "mcp/jsonrpc.hpp"
 #include "mcp/stateless_revision.hpp"
+#include "net/http_listener.hpp"
 #include "net/peer_owner.hpp"
 
 namespace gpukill::mcp {
@@ -22,6 +21,11 @@ constexpr const char* kEndpoint = "/mcp";
 constexpr const char* kJsonType = "application/json";
 
 using SteadyClock = std::chrono::steady_clock;
+using net::HttpRequest;
+using net::HttpResponse;
+
+// Bodies being received or handled together: 8 messages of the largest size.
+constexpr std::size_t kBodiesInFlight = 8 * kMaxMessageBytes;
 
 // 128 random bits as hex: a session id is a capability, so it is not guessable.
 std::string http_new_session_id() {
@@ -46,12 +50,13 @@ std::string http_new_session_id() {
 }
 
 // A JSON-RPC error document as the HTTP answer, with its status.
-void http_error_reply(httplib::Response& res, int status, const nlohmann::json& response) {
+void http_error_reply(HttpResponse& res, int status, const nlohmann::json& response) {
     res.status = status;
-    res.set_content(to_line(response), kJsonType);
+    res.content_type = kJsonType;
+    res.body = to_line(response);
 }
 
-void http_json_error(httplib::Response& res, int status, int code, const std::string& message) {
+void http_json_error(HttpResponse& res, int status, int code, const std::string& message) {
     http_error_reply(res, status, error_response(nullptr, code, message));
 }
 
@@ -64,36 +69,37 @@ bool http_accepts(const std::string& accept, std::string_view type) {
     return accept.find(type) != std::string::npos;
 }
 
-void http_send_reply(httplib::Response& res, const nlohmann::json& reply, bool wants_json) {
+void http_send_reply(HttpResponse& res, const nlohmann::json& reply, bool wants_json) {
     const std::string body = to_line(reply);
     if (!wants_json) {
         res.set_header("Cache-Control", "no-cache");
-        res.set_content("event: message\ndata: " + body + "\n\n", "text/event-stream");
+        res.content_type = "text/event-stream";
+        res.body = "event: message\ndata: " + body + "\n\n";
     } else {
-        res.set_content(body, kJsonType);
+        res.content_type = kJsonType;
+        res.body = body;
     }
 }
 
 // Why the standard headers of a stateless request disagree with its body, if they do:
 // MCP-Protocol-Version and Mcp-Method always, Mcp-Name for the methods that name a
 // tool, prompt or resource.
-std::optional<std::string> http_header_mismatch(const httplib::Request& req,
-                                                const RpcRequest& request,
+std::optional<std::string> http_header_mismatch(const HttpRequest& req, const RpcRequest& request,
                                                 const Envelope& envelope) {
     if (!req.has_header("MCP-Protocol-Version")) return "MCP-Protocol-Version header required";
-    if (const std::string version = req.get_header_value("MCP-Protocol-Version");
+    if (const std::string version = req.header("MCP-Protocol-Version");
         version != envelope.protocol_version) {
         return "MCP-Protocol-Version header " + version + " disagrees with the body's " +
                envelope.protocol_version;
     }
     if (!req.has_header("Mcp-Method")) return "Mcp-Method header required";
-    if (const std::string method = req.get_header_value("Mcp-Method"); method != request.method) {
+    if (const std::string method = req.header("Mcp-Method"); method != request.method) {
         return "Mcp-Method header " + method + " disagrees with the body's method " +
                request.method;
     }
     if (const auto name = mcp_name_of(request.method, request.params)) {
         if (!req.has_header("Mcp-Name")) return "Mcp-Name header required for " + request.method;
-        const auto sent = decode_mcp_header_value(req.get_header_value("Mcp-Name"));
+        const auto sent = decode_mcp_header_value(req.header("Mcp-Name"));
         if (!sent || *sent != *name) return "Mcp-Name header disagrees with the body";
     }
     return std::nullopt;
@@ -104,12 +110,15 @@ std::optional<std::string> http_header_mismatch(const httplib::Request& req,
 struct HttpTransport::State {
     Server& server;
     HttpOptions options;
-    httplib::Server http;
+    std::mutex listener_mutex;
+    std::unique_ptr<net::HttpListener> listener;
+    bool stop_requested = false;
     std::mutex sessions_mutex;
     struct Entry {
         Session session;
         SteadyClock::time_point last_used;
         bool may_act = true;
+        std::string owner;  // the token's name that opened it ("" without a token file)
     };
     std::map<std::string, Entry> sessions;
 
@@ -119,52 +128,73 @@ struct HttpTransport::State {
     // of the client's socket, as the kernel records it. Another local user would read,
     // through this server's privileges, what it cannot read itself (other users'
     // processes, their command lines, the rogue scan's evidence).
-    static bool own_user_connected(const httplib::Request& req) {
-        const auto owner =
-            net::loopback_peer_owner({req.remote_addr, static_cast<std::uint16_t>(req.remote_port)},
-                                     {req.local_addr, static_cast<std::uint16_t>(req.local_port)});
+    static bool own_user_connected(const HttpRequest& req) {
+        const auto owner = net::loopback_peer_owner({req.remote_address, req.remote_port},
+                                                    {req.local_address, req.local_port});
         return owner && (*owner == ::geteuid() || *owner == 0);
     }
 
-    // Origin, Host and the bearer token; false with the answer written when refused.
-    bool admitted(const httplib::Request& req, httplib::Response& res, bool& may_act) {
+    // Origin, Host and the bearer token, from the head alone: the refusal, or nothing
+    // (with the token's entry on the request).
+    std::optional<HttpResponse> admit(HttpRequest& req) const {
+        HttpResponse res;
         std::optional<std::string_view> origin;
-        std::string origin_value;
-        if (req.has_header("Origin")) {
-            origin_value = req.get_header_value("Origin");
-            origin = origin_value;
-        }
+        const std::string origin_value = req.header("Origin");
+        if (req.has_header("Origin")) origin = origin_value;
         if (!net::origin_allowed(origin, options.allowed_hosts)) {
             http_json_error(res, 403, rpc_code::invalid_request, "Origin not allowed");
-            return false;
+            return res;
         }
-        if (!net::host_header_allowed(req.get_header_value("Host"), options.allowed_hosts)) {
+        if (!net::host_header_allowed(req.header("Host"), options.allowed_hosts)) {
             http_json_error(res, 403, rpc_code::invalid_request,
                             "Host not allowed (loopback names and --allowed-host only)");
-            return false;
+            return res;
         }
-        may_act = true;
+        if (req.path != kEndpoint) {
+            http_json_error(res, 404, rpc_code::invalid_request, "not found: the endpoint is /mcp");
+            return res;
+        }
         if (!options.tokens && !own_user_connected(req)) {
             http_json_error(res, 403, rpc_code::invalid_request,
                             fmt::format("this MCP server has no token file: it answers only its "
                                         "own user (uid {}) and root; start it with --token-file "
                                         "to serve others",
                                         ::geteuid()));
-            return false;
+            return res;
         }
         if (options.tokens) {
-            const std::string authorization = req.get_header_value("Authorization");
+            const std::string authorization = req.header("Authorization");
             const auto secret = net::bearer_secret(authorization);
             const net::TokenEntry* token = secret ? options.tokens->match(*secret) : nullptr;
             if (token == nullptr || !token->can_read) {
                 res.set_header("WWW-Authenticate", "Bearer realm=\"gpukill-mcp\"");
                 http_json_error(res, 401, rpc_code::invalid_request,
                                 "a bearer token is required (Authorization: Bearer SECRET)");
-                return false;
+                return res;
             }
-            may_act = token->can_act;
+            req.token = token;
         }
-        return true;
+        return std::nullopt;
+    }
+
+    static bool may_act(const HttpRequest& req) {
+        return req.token == nullptr || req.token->can_act;
+    }
+    static std::string owner_of(const HttpRequest& req) {
+        return req.token != nullptr ? req.token->name : std::string();
+    }
+
+    HttpResponse handle(const HttpRequest& req) {
+        HttpResponse res;
+        if (req.method == "POST") {
+            post(req, res);
+        } else if (req.method == "DELETE") {
+            remove(req, res);
+        } else {
+            res.set_header("Allow", "POST, DELETE");
+            res.status = 405;
+        }
+        return res;
     }
 
     void drop_idle(SteadyClock::time_point now) {
@@ -173,10 +203,9 @@ struct HttpTransport::State {
         });
     }
 
-    void post(const httplib::Request& req, httplib::Response& res) {
-        bool may_act = true;
-        if (!admitted(req, res, may_act)) return;
-        const std::string accept = req.get_header_value("Accept");
+    void post(const HttpRequest& req, HttpResponse& res) {
+        const bool token_may_act = may_act(req);
+        const std::string accept = req.header("Accept");
         const bool wants_json =
             accept.empty() || http_accepts(accept, kJsonType) || http_accepts(accept, "*/*");
         const bool wants_sse = http_accepts(accept, "text/event-stream");
@@ -185,7 +214,7 @@ struct HttpTransport::State {
                             "Accept must include application/json or text/event-stream");
             return;
         }
-        const std::string content_type = req.get_header_value("Content-Type");
+        const std::string content_type = req.header("Content-Type");
         if (content_type.find(kJsonType) == std::string::npos) {
             http_json_error(res, 415, rpc_code::invalid_request,
                             "Content-Type must be application/json");
@@ -193,8 +222,7 @@ struct HttpTransport::State {
         }
         const RpcMessage message = parse_message(req.body);
         if (const auto* failure = std::get_if<RpcFailure>(&message)) {
-            res.status = 400;
-            res.set_content(to_line(failure->response), kJsonType);
+            http_error_reply(res, 400, failure->response);
             return;
         }
         const auto* request = std::get_if<RpcRequest>(&message);
@@ -204,20 +232,21 @@ struct HttpTransport::State {
                                              : (notification != nullptr ? notification->params
                                                                         : nlohmann::json()));
         const bool header_claims_stateless =
-            req.get_header_value("MCP-Protocol-Version") == kStatelessProtocolVersion;
+            req.header("MCP-Protocol-Version") == kStatelessProtocolVersion;
         if (envelope.kind != EnvelopeKind::none || header_claims_stateless) {
-            post_stateless(req, res, message, envelope, may_act, wants_json);
+            post_stateless(req, res, message, envelope, token_may_act, wants_json);
             return;
         }
         const bool is_initialize = request != nullptr && request->method == "initialize";
         if (req.has_header("MCP-Protocol-Version") && !is_initialize &&
-            !http_supported_version(req.get_header_value("MCP-Protocol-Version"))) {
+            !http_supported_version(req.header("MCP-Protocol-Version"))) {
             http_json_error(
                 res, 400, rpc_code::invalid_request,
-                "unsupported MCP-Protocol-Version " + req.get_header_value("MCP-Protocol-Version"));
+                "unsupported MCP-Protocol-Version " + req.header("MCP-Protocol-Version"));
             return;
         }
         const auto now = SteadyClock::now();
+        const std::string owner = owner_of(req);
         std::string session_id;
         Session session;
         {
@@ -232,24 +261,25 @@ struct HttpTransport::State {
                     sessions.erase(oldest);
                 }
                 session_id = http_new_session_id();
-                session.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
-                session.may_act = may_act;
+                session.remote = req.peer();
+                session.may_act = token_may_act;
             } else {
                 if (!req.has_header("Mcp-Session-Id")) {
                     http_json_error(res, 400, rpc_code::invalid_request,
                                     "Mcp-Session-Id header required (send initialize first)");
                     return;
                 }
-                session_id = req.get_header_value("Mcp-Session-Id");
+                session_id = req.header("Mcp-Session-Id");
                 const auto found = sessions.find(session_id);
-                if (found == sessions.end()) {
+                // Another token's session is not this caller's to use: as if unknown.
+                if (found == sessions.end() || found->second.owner != owner) {
                     http_json_error(res, 404, rpc_code::invalid_request,
                                     "unknown or ended session: initialize again");
                     return;
                 }
                 found->second.last_used = now;
                 session = found->second.session;
-                session.may_act = may_act && found->second.may_act;
+                session.may_act = token_may_act && found->second.may_act;
             }
         }
         std::optional<nlohmann::json> reply = server.handle(session, message);
@@ -257,7 +287,7 @@ struct HttpTransport::State {
             std::lock_guard lock(sessions_mutex);
             if (is_initialize) {
                 if (session.initialized) {
-                    sessions[session_id] = Entry{session, SteadyClock::now(), may_act};
+                    sessions[session_id] = Entry{session, SteadyClock::now(), token_may_act, owner};
                 }
             } else if (auto found = sessions.find(session_id); found != sessions.end()) {
                 found->second.session.log_level = session.log_level;
@@ -273,9 +303,8 @@ struct HttpTransport::State {
 
     // Revision 2026-07-28: no session; each POST stands alone, and its standard headers
     // must agree with its body (400 otherwise, as a bad envelope is).
-    void post_stateless(const httplib::Request& req, httplib::Response& res,
-                        const RpcMessage& message, const Envelope& envelope, bool may_act,
-                        bool wants_json) {
+    void post_stateless(const HttpRequest& req, HttpResponse& res, const RpcMessage& message,
+                        const Envelope& envelope, bool token_may_act, bool wants_json) {
         const auto* request = std::get_if<RpcRequest>(&message);
         const nlohmann::json id = request != nullptr ? request->id : nlohmann::json();
         if (envelope.kind == EnvelopeKind::none) {
@@ -298,8 +327,8 @@ struct HttpTransport::State {
             }
         }
         Session transport;
-        transport.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
-        transport.may_act = may_act;
+        transport.remote = req.peer();
+        transport.may_act = token_may_act;
         std::optional<nlohmann::json> reply = server.handle(transport, message);
         if (!reply) {
             res.status = 202;
@@ -308,18 +337,19 @@ struct HttpTransport::State {
         http_send_reply(res, *reply, wants_json);
     }
 
-    void remove(const httplib::Request& req, httplib::Response& res) {
-        bool may_act = true;
-        if (!admitted(req, res, may_act)) return;
+    void remove(const HttpRequest& req, HttpResponse& res) {
         if (!req.has_header("Mcp-Session-Id")) {
             http_json_error(res, 400, rpc_code::invalid_request, "Mcp-Session-Id header required");
             return;
         }
         std::lock_guard lock(sessions_mutex);
-        if (sessions.erase(req.get_header_value("Mcp-Session-Id")) == 0) {
+        const auto found = sessions.find(req.header("Mcp-Session-Id"));
+        // Only the token that opened a session ends it; to any other it does not exist.
+        if (found == sessions.end() || found->second.owner != owner_of(req)) {
             http_json_error(res, 404, rpc_code::invalid_request, "unknown or ended session");
             return;
         }
+        sessions.erase(found);
         res.status = 204;
     }
 };
@@ -331,42 +361,51 @@ HttpTransport::~HttpTransport() = default;
 
 int HttpTransport::serve(const std::function<void(int port)>& ready, std::string& error) {
     State& state = *state_;
-    const unsigned threads = std::max(1u, state.options.threads);
-    state.http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    state.http.set_payload_max_length(kMaxMessageBytes);
-    state.http.set_read_timeout(30, 0);
-    state.http.set_write_timeout(30, 0);
-    state.http.Post(kEndpoint, [&state](const httplib::Request& req, httplib::Response& res) {
-        state.post(req, res);
-    });
-    state.http.Delete(kEndpoint, [&state](const httplib::Request& req, httplib::Response& res) {
-        state.remove(req, res);
-    });
-    state.http.Get(kEndpoint, [&state](const httplib::Request& req, httplib::Response& res) {
-        bool may_act = true;
-        if (!state.admitted(req, res, may_act)) return;
-        res.set_header("Allow", "POST, DELETE");
-        res.status = 405;
-    });
-    int port = state.options.port;
-    if (port == 0) {
-        port = state.http.bind_to_any_port(state.options.address);
-        if (port < 0) port = 0;
-    } else if (!state.http.bind_to_port(state.options.address, port)) {
-        port = 0;
-    }
-    if (port <= 0) {
-        error =
-            "cannot listen on " + state.options.address + ":" + std::to_string(state.options.port);
+    net::HttpListenerSettings settings{
+        .host = state.options.address,
+        .port = state.options.port,
+        .tls = std::nullopt,
+        .limits =
+            net::HttpLimits{
+                .max_head_bytes = 16 * 1024, .max_headers = 64, .max_body_bytes = kMaxMessageBytes},
+        .request_seconds = state.options.request_seconds,
+        .idle_seconds = 5,
+        .write_seconds = 30,
+        .workers = std::max(1u, state.options.threads),
+        .max_connections = std::max<std::size_t>(1, state.options.max_connections),
+        .max_queued = std::max<std::size_t>(1, state.options.max_connections),
+        .max_body_bytes_in_flight = kBodiesInFlight,
+        .max_requests_per_connection = 1000};
+    net::HttpHandlers handlers{
+        .admit = [&state](HttpRequest& req) { return state.admit(req); },
+        .handle = [&state](const HttpRequest& req) { return state.handle(req); },
+        .refusal =
+            [](int status, const std::string& reason) {
+                HttpResponse res;
+                http_json_error(res, status, rpc_code::invalid_request, reason);
+                return res;
+            },
+        .answered = nullptr};
+    auto listener = net::HttpListener::open(std::move(settings), std::move(handlers));
+    if (!listener) {
+        error = "cannot listen on " + state.options.address + ":" +
+                std::to_string(state.options.port) + ": " + listener.error().what;
         return 1;
     }
-    ready(port);
-    state.http.listen_after_bind();
+    {
+        std::lock_guard lock(state.listener_mutex);
+        state.listener = std::move(*listener);
+        if (state.stop_requested) state.listener->stop();
+    }
+    ready(state.listener->port());
+    state.listener->serve();
     return 0;
 }
 
 void HttpTransport::stop() {
-    state_->http.stop();
+    std::lock_guard lock(state_->listener_mutex);
+    state_->stop_requested = true;
+    if (state_->listener) state_->listener->stop();
 }
 
 }  // namespace gpukill::mcp

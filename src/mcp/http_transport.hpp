@@ -15,13 +15,20 @@
 // Security: the listener binds 127.0.0.1 unless told otherwise; a foreign Origin is 403
 // and a Host that is not loopback or an allowed name is 403 (DNS rebinding); with a
 // token file every request needs `Authorization: Bearer SECRET` (401), and action tools
-// need a token with the act scope. Bodies over the message limit are 413; sessions are
-// bounded (the longest idle one is dropped for a new one) and expire when idle.
+// need a token with the act scope. All of that is decided on the request's head,
+// before its body is read. A session belongs to the token that opened it: another
+// token naming it (to use it or DELETE it) is told it does not exist (404). Sessions
+// are bounded (the longest idle one is dropped for a new one) and expire when idle.
+// Limits (net/http_listener.hpp): a head of 16 KiB and 64 fields, a body (any framing)
+// of kMaxMessageBytes (413), 8 of them in flight at once, the whole request within
+// 30 s (408), 64 connections open (as many more answered 503, the rest closed); slow
+// peers are read by the listener's event loop and never hold a worker.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +45,9 @@ struct HttpOptions {
     std::optional<net::TokenSet> tokens;     // empty: no authentication (read-only only)
     std::size_t max_sessions = 64;
     std::chrono::seconds session_idle{3600};
-    unsigned threads = 4;
+    unsigned threads = 4;              // handlers at once
+    std::size_t max_connections = 64;  // open at once; as many more are answered 503
+    double request_seconds = 30;       // one whole request, from its first byte
 };
 
 // Binds, then calls `ready(port)` with the port bound, then serves until stop() is

@@ -1,5 +1,7 @@
 #include "mcp/jsonrpc.hpp"
 
+#include "model/bounded_json.hpp"
+
 namespace gpukill::mcp {
 namespace {
 
@@ -76,11 +78,16 @@ RpcMessage parse_message(std::string_view text, std::size_t max_bytes) {
                                              " bytes is over the limit of " +
                                              std::to_string(max_bytes))};
     }
-    nlohmann::json message = nlohmann::json::parse(text, nullptr, false);
-    if (message.is_discarded()) {
+    auto message = parse_json_bounded(text, JsonBounds{.max_bytes = max_bytes});
+    if (!message) {
+        // Too deep is valid JSON this server will not hold; anything else is not JSON.
+        if (message.error().kind == JsonRefusal::Kind::too_deep) {
+            return RpcFailure{error_response(nullptr, rpc_code::invalid_request,
+                                             "message " + message.error().what)};
+        }
         return RpcFailure{error_response(nullptr, rpc_code::parse_error, "not valid JSON")};
     }
-    return classify_message(message);
+    return classify_message(*message);
 }
 
 }  // namespace gpukill::mcp

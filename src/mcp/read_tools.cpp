@@ -87,8 +87,8 @@ ToolResult run_rogue_scan(ToolContext& context, const nlohmann::json& arguments)
     request->command = context.command;
     auto scanned = engine::rogue_scan(context.engine, *request, context.actor);
     if (!scanned) return tool_error(scanned.error().what);
-    const std::size_t findings = scanned->report.findings.size();
-    return ToolResult{.structured = scanned->document(),
+    const std::size_t findings = scanned->findings;
+    return ToolResult{.structured = scanned->document,
                       .text = fmt::format("{} rogue finding(s)", findings)};
 }
 
@@ -106,7 +106,7 @@ ToolResult run_audit_actions(ToolContext& context, const nlohmann::json& argumen
     auto outcome = engine::audit_actions(context.engine, *request);
     if (!outcome) return tool_error(outcome.error().what);
     return ToolResult{.structured = outcome->document(),
-                      .text = fmt::format("{} action record(s)", outcome->log.records.size())};
+                      .text = fmt::format("{} action record(s)", outcome->records.size())};
 }
 
 ToolResult run_audit_usage(ToolContext& context, const nlohmann::json& arguments) {

@@ -1,5 +1,7 @@
 #include "model/quoted_text.hpp"
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "model/utf8.hpp"
@@ -38,6 +40,40 @@ std::string terminal_safe(std::string_view text) {
         at += c.length;
     }
     return out;
+}
+
+namespace {
+
+bool shell_safe(char c) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+    return std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string shell_join(const std::vector<std::string>& argv) {
+    std::string joined;
+    for (const std::string& arg : argv) {
+        if (!joined.empty()) joined += ' ';
+        bool safe = !arg.empty();
+        for (char c : arg) safe = safe && shell_safe(c);
+        if (safe) {
+            joined += arg;
+            continue;
+        }
+        // Single quotes keep everything literal; a single quote itself is closed,
+        // escaped and reopened.
+        joined += '\'';
+        for (char c : arg) {
+            if (c == '\'') {
+                joined += "'\\''";
+            } else {
+                joined += c;
+            }
+        }
+        joined += '\'';
+    }
+    return joined;
 }
 
 }  // namespace gpukill

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpukill {
 
@@ -15,5 +16,10 @@ std::string quote_escaped(std::string_view text);
 // For a table cell or a terminal line: every character utf8.hpp calls unsafe for
 // display, and every byte that is not valid UTF-8, becomes '?'. Printable UTF-8 stays.
 std::string terminal_safe(std::string_view text);
+
+// Arguments joined by spaces, each quoted POSIX-shell style when it is empty or holds
+// anything but [A-Za-z0-9_@%+=:,./-], so the line can be pasted back into a shell (what
+// the audit records' `command` holds).
+std::string shell_join(const std::vector<std::string>& argv);
 
 }  // namespace gpukill

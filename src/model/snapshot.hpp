@@ -107,6 +107,7 @@ struct Snapshot {
     // open files are unreadable, so their device holders are missing.
     std::size_t processes_scanned = 0;
     std::size_t processes_denied = 0;
+    std::vector<pid_t> denied_pids;        // the first few of them, to say which and why
     std::size_t processes_unreadable = 0;  // fd directories unreadable for other reasons
     // DRM holders listed, but whose fdinfo (the driver's per-client usage) was not
     // readable: their memory and utilisation are unknown.

@@ -3,9 +3,6 @@
 #include <limits>
 
 namespace gpukill {
-namespace {
-constexpr long kLinuxUserHz = 100;
-}  // namespace
 
 std::int64_t start_time_unix_ms(std::uint64_t ticks, std::int64_t boot_unix, long hz) {
     const auto per_second = static_cast<std::uint64_t>(hz > 0 ? hz : kLinuxUserHz);

@@ -6,6 +6,9 @@
 
 namespace gpukill {
 
+// Linux's USER_HZ: the tick rate /proc reports start times in on every architecture.
+inline constexpr long kLinuxUserHz = 100;
+
 // Unix milliseconds at which a process started. Exact for any 64-bit tick count (no
 // overflow in ticks * 1000); saturates rather than wraps. A non-positive hz is
 // treated as 100, the Linux USER_HZ.

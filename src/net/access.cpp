@@ -15,7 +15,7 @@
 #include <cstring>
 #include <set>
 
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::net {
 namespace {

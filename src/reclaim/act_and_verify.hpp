@@ -10,10 +10,10 @@
 #include <functional>
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
+#include "model/kill_plan.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/execute.hpp"
-#include "reclaim/plan.hpp"
 #include "reclaim/verify.hpp"
 
 namespace gpukill::reclaim {

@@ -107,26 +107,6 @@ ExecuteResult refuse_all(const KillPlan& plan, ExecuteResult result) {
 
 }  // namespace
 
-const char* to_string(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::exited:
-            return "exited";
-        case Outcome::terminated:
-            return "terminated";
-        case Outcome::killed:
-            return "killed";
-        case Outcome::survived:
-            return "survived";
-        case Outcome::refused:
-            return "refused";
-        case Outcome::gone:
-            return "gone";
-        case Outcome::failed:
-            return "failed";
-    }
-    return "unknown";
-}
-
 ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
                            const ExecuteOptions& options) {
     const Clock::time_point start = Clock::now();

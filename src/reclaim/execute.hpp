@@ -10,32 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
+#include "model/kill_plan.hpp"
+#include "model/kill_results.hpp"
 #include "model/result.hpp"
-#include "reclaim/plan.hpp"
 
 namespace gpukill::reclaim {
-
-enum class Outcome {
-    exited,      // gone before any signal was sent (exited on its own)
-    terminated,  // exited after the first signal
-    killed,      // exited after SIGKILL
-    survived,    // still alive when gpukill gave up
-    refused,     // not signalled: see the plan's refusals, or its identity changed
-    gone,        // the PID was gone or belonged to another process at binding time
-    failed,      // not signalled: gpukill itself could not (out of descriptors or memory)
-};
-const char* to_string(Outcome outcome);
-
-struct TargetResult {
-    PlannedTarget target;
-    Outcome outcome = Outcome::survived;
-    std::vector<std::string> signals_sent;  // "SIGTERM", "SIGKILL"
-    double seconds = 0;                     // from the first signal to confirmed exit
-    // Why a survivor survived and what would help, e.g. "in uninterruptible sleep (D):
-    // ..." or "a zombie its parent 4242 does not reap".
-    std::optional<std::string> note;
-};
 
 struct ExecuteOptions {
     int first_signal = SIGTERM;

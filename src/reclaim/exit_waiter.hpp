@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "reclaim/target_binding.hpp"
 
 namespace gpukill::reclaim {

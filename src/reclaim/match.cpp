@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "host/parse_util.hpp"
 #include "model/human_format.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill::reclaim {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::reclaim {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reclaim/plan.hpp"
+#include "model/kill_plan.hpp"
 #include "reclaim/process_index.hpp"
 #include "reclaim/select.hpp"
 

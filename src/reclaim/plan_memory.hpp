@@ -2,8 +2,8 @@
 // planning time and the memory expected back once they are gone. Pure; internal.
 #pragma once
 
+#include "model/kill_plan.hpp"
 #include "model/snapshot.hpp"
-#include "reclaim/plan.hpp"
 
 namespace gpukill::reclaim {
 

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <chrono>
 
-#include "host/fd_io.hpp"
 #include "host/run_program.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::reclaim {
 namespace {

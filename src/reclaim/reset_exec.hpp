@@ -11,20 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "model/reset_results.hpp"
+#include "model/reset_status.hpp"
 #include "reclaim/reset_plan.hpp"
-#include "reclaim/reset_status.hpp"
 
 namespace gpukill::reclaim {
-
-struct ResetAttempt {
-    std::vector<unsigned> gpus;  // the group, reset by one invocation
-    ResetMethod method = ResetMethod::nvidia_smi;
-    std::vector<std::string> command;  // argv as run; for amdgpu {"read", PATH}
-    std::optional<int> exit_status;    // nvidia-smi's, when it exited
-    ResetStatus status;
-    std::string output;  // what the tool printed, or what the recovery file returned
-    double seconds = 0;
-};
 
 struct ResetExecOptions {
     // nvidia-smi resets a GPU in seconds; a hung board can take much longer.

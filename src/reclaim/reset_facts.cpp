@@ -11,8 +11,8 @@
 
 #include "host/capabilities.hpp"
 #include "host/drm_pci.hpp"
-#include "host/fd_io.hpp"
 #include "host/run_program.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::reclaim {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/reset_plan.hpp"
 

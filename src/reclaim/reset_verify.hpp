@@ -10,24 +10,11 @@
 #include <optional>
 #include <vector>
 
+#include "model/reset_results.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/reset_plan.hpp"
 
 namespace gpukill::reclaim {
-
-struct ResetCheck {
-    unsigned gpu = 0;    // the index planned
-    bool found = false;  // enumerated again (same PCI address, else UUID, else index)
-    bool lost = false;
-    std::optional<std::uint64_t> memory_used_after_bytes;
-    // Whether used memory says anything: only where the driver's process list accounts
-    // for all of it (NVML). On DRM, VRAM in use includes the kernel's own allocations.
-    bool memory_judged = false;
-    bool memory_free = false;             // judged, and within idle_memory_tolerance_bytes
-    std::vector<pid_t> holders;           // processes tied to the GPU now
-    bool ok = false;                      // found, not lost, no holders, memory free where judged
-    std::optional<double> seconds_to_ok;  // from the start of verification
-};
 
 // What an idle GPU may still show used: the driver's own bookkeeping, page rounding.
 // max(64 MiB, 1% of the total); 64 MiB when the total is unknown.

@@ -5,8 +5,8 @@
 
 #include <optional>
 
+#include "model/kill_plan.hpp"
 #include "model/process.hpp"
-#include "reclaim/plan.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::reclaim {

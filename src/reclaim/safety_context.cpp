@@ -5,9 +5,9 @@
 #include <string>
 
 #include "host/capabilities.hpp"
-#include "host/parse_util.hpp"
 #include "host/proc_parse.hpp"
 #include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill::reclaim {
 namespace {

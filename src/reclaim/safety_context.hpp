@@ -9,7 +9,7 @@
 #include <set>
 #include <string_view>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::reclaim {

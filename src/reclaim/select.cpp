@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 #include "reclaim/expand.hpp"
 #include "reclaim/match.hpp"
 #include "reclaim/plan_builder.hpp"

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "model/kill_plan.hpp"
 #include "model/process.hpp"
 #include "model/result.hpp"
 #include "model/snapshot.hpp"
-#include "reclaim/plan.hpp"
 
 namespace gpukill::reclaim {
 

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 #include "reclaim/execute.hpp"
 
 namespace gpukill::reclaim {

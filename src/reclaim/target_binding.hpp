@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "host/fd_io.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 #include "model/process.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::reclaim {
 

@@ -8,22 +8,11 @@
 #include <optional>
 #include <vector>
 
+#include "model/kill_plan.hpp"
+#include "model/kill_results.hpp"
 #include "model/snapshot.hpp"
-#include "reclaim/plan.hpp"
 
 namespace gpukill::reclaim {
-
-struct GpuRelease {
-    unsigned gpu = 0;
-    std::optional<std::uint64_t> memory_used_before;
-    std::optional<std::uint64_t> memory_used_after;
-    std::optional<std::uint64_t> memory_reclaimed_bytes;  // before - after, when both known
-    std::optional<double> seconds_to_release;             // from verification start; empty if never
-    bool released = false;                                // the expected memory came back
-    // Memory stays used and no process holds the GPU any more: only a reset helps.
-    bool soft_locked = false;
-    std::vector<pid_t> targets_still_holding;  // targets still holding a device file
-};
 
 struct VerifyOptions {
     double timeout_seconds = 10;

@@ -83,10 +83,9 @@ std::vector<std::string> details_lines(const engine::ProcessDetails& details,
     if (details.ancestors.empty()) lines.push_back("  none readable");
     lines.push_back("rogue evidence:");
     if (details.rogue) {
-        lines.push_back(fmt::format("  score {} ({}){}", details.rogue->score,
-                                    detect::risk_name(details.rogue->risk),
+        lines.push_back(fmt::format("  score {} ({}){}", details.rogue->score, details.rogue->risk,
                                     details.rogue->allowed ? ", allowed by the allow list" : ""));
-        for (const detect::Evidence& evidence : details.rogue->evidence) {
+        for (const engine::RogueEvidence& evidence : details.rogue->evidence) {
             lines.push_back(fmt::format("  +{} {}", evidence.weight, printable(evidence.detail)));
         }
     } else {

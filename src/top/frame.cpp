@@ -58,6 +58,24 @@ void frame_overlay(Frame& frame, const Overlay& overlay, int width, int height) 
     }
 }
 
+// The keys that fit, whole and in order of use: a narrow screen drops the last ones
+// rather than cutting one in half ("h help" lists them all).
+std::string key_line(bool readonly, int width) {
+    static const std::vector<std::string> kReadonly = {"q quit",    "h help",        ",. sort",
+                                                       "/ reverse", "t tree",        "f filter",
+                                                       "g GPU",     "Enter details", "e env"};
+    static const std::vector<std::string> kActing = {
+        "q quit", "h help",    ",./ sort",     "t tree",        "f filter",
+        "g GPU",  "Space tag", "T/K/I signal", "Enter details", "e env"};
+    std::string line;
+    for (const std::string& key : readonly ? kReadonly : kActing) {
+        const std::string next = line.empty() ? key : line + "  " + key;
+        if (static_cast<int>(next.size()) > width) break;
+        line = next;
+    }
+    return line;
+}
+
 }  // namespace
 
 std::size_t scroll_for(std::size_t cursor, std::size_t top, std::size_t visible_lines) {
@@ -106,11 +124,7 @@ Frame build_frame(const ScreenModel& model, int width, int height, std::size_t& 
     }
     while (static_cast<int>(frame.lines.size()) < height - footer) add("", Style::normal);
     add(model.status, Style::status);
-    add(model.readonly
-            ? "q quit  h help  ,. sort  / reverse  t tree  f filter  g GPU  Enter details  e env"
-            : "q quit  h help  ,./ sort  t tree  f filter  g GPU  Space tag  T/K/I signal  "
-              "Enter details  e env",
-        Style::keys);
+    add(key_line(model.readonly, width), Style::keys);
     while (static_cast<int>(frame.lines.size()) < height) add("", Style::normal);
     if (model.overlay) frame_overlay(frame, *model.overlay, width, height);
     return frame;

@@ -83,21 +83,43 @@ std::vector<std::string> gpu_panel_lines(const Gpu& gpu, const GpuHistory& histo
     std::string temperature =
         r.temperature_celsius ? fmt::format("{}C", *r.temperature_celsius) : "-C";
     std::string power = r.power_watts ? fmt::format("{:.0f}W", *r.power_watts) : "-W";
-    if (r.power_watts && r.power_limit_watts)
-        power += fmt::format("/{:.0f}W", *r.power_limit_watts);
-    std::string state = r.lost ? "  LOST" : "";
-    // The bars share what the fixed text leaves.
+    const std::string power_limit =
+        r.power_watts && r.power_limit_watts ? fmt::format("/{:.0f}W", *r.power_limit_watts) : "";
+    const std::string state = r.lost ? "  LOST" : "";
+    const std::optional<double> util_fraction =
+        r.utilization_percent ? std::optional<double>(*r.utilization_percent / 100.0)
+                              : std::nullopt;
+    // The bars share what the figures leave. Every figure is kept whole: a narrow screen
+    // shortens the bars, then drops the power limit, then the bars, never cuts a number.
     const std::string head = fmt::format("GPU {:<2} {:<{}} ", gpu.index, name, name_width);
-    const std::string tail = fmt::format(" {} {} {}{}", temperature, power, util, state);
-    const int fixed = static_cast<int>(head.size() + memory.size() + tail.size()) + 12;
-    const int bars = std::max(8, (width - fixed) / 2);
-    std::string first =
-        head + "MEM " + meter(panel_memory_fraction(r), bars) + " " + memory + "  UTIL " +
-        meter(r.utilization_percent ? std::optional<double>(*r.utilization_percent / 100.0)
-                                    : std::nullopt,
-              bars) +
-        tail;
+    const auto compose = [&](const std::string& watts, int bars) {
+        if (bars <= 0) {
+            return head + "MEM " + memory + "  UTIL " + util + "  " + temperature + " " + watts +
+                   state;
+        }
+        return head + "MEM " + meter(panel_memory_fraction(r), bars) + " " + memory + "  UTIL " +
+               meter(util_fraction, bars) + fmt::format(" {} {} {}", temperature, watts, util) +
+               state;
+    };
+    constexpr int kMinBars = 4;
+    std::string first;
+    for (const std::string& watts : {power + power_limit, power}) {
+        // Two bars of b cells take 2b + 5 columns more than the text without them: their
+        // brackets and the space after each.
+        const int without = static_cast<int>(compose(watts, 0).size());
+        const int bars = (width - without - 5) / 2;
+        if (bars >= kMinBars) {
+            first = compose(watts, bars);
+            break;
+        }
+    }
+    if (first.empty()) first = compose(power, 0);
 
+    // Memory nobody accounts for closes the second line, whole: the sparklines give way.
+    std::string unaccounted;
+    if (gpu.unattributed_memory_bytes && *gpu.unattributed_memory_bytes > 0) {
+        unaccounted = fmt::format("  {} unaccounted", format_bytes(*gpu.unattributed_memory_bytes));
+    }
     std::vector<std::optional<double>> util_values, memory_values;
     if (const auto* samples = history.of(gpu.index)) {
         for (const GpuSample& sample : *samples) {
@@ -107,12 +129,9 @@ std::vector<std::string> gpu_panel_lines(const Gpu& gpu, const GpuHistory& histo
             memory_values.push_back(sample.memory_fraction);
         }
     }
-    const int spark = std::max(4, (width - 20) / 2);
-    std::string second =
-        "   util " + sparkline(util_values, spark) + "  mem " + sparkline(memory_values, spark);
-    if (gpu.unattributed_memory_bytes && *gpu.unattributed_memory_bytes > 0) {
-        first += fmt::format("  {} unaccounted", format_bytes(*gpu.unattributed_memory_bytes));
-    }
+    const int spark = std::max(4, (width - 20 - static_cast<int>(unaccounted.size())) / 2);
+    std::string second = "   util " + sparkline(util_values, spark) + "  mem " +
+                         sparkline(memory_values, spark) + unaccounted;
     return {panel_fit(std::move(first), width), panel_fit(std::move(second), width)};
 }
 

@@ -9,9 +9,8 @@
 #include <cmath>
 
 #include "engine/process_details.hpp"
-#include "host/capabilities.hpp"
-#include "host/interrupt.hpp"
 #include "model/human_format.hpp"
+#include "sys/interrupt.hpp"
 #include "top/monitor_state.hpp"
 
 namespace gpukill::top {
@@ -57,7 +56,7 @@ Monitor::Monitor(engine::Engine& engine, const TopOptions& options, const Actor&
                  Screen& screen)
     : engine_(engine), options_(options), actor_(actor), screen_(screen) {
     viewer_.uid = getuid();
-    viewer_.privileged = can_signal_any_user("/proc/self/status");
+    viewer_.privileged = engine::may_signal_any_user();
     view_.gpu = options.gpu;
     const double samples = 300.0 / options.interval_seconds;  // five minutes of them
     history_ = GpuHistory(static_cast<std::size_t>(std::clamp(samples, 60.0, 600.0)));

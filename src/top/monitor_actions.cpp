@@ -9,7 +9,7 @@
 #include "engine/kill.hpp"
 #include "engine/process_details.hpp"
 #include "engine/reset.hpp"
-#include "host/interrupt.hpp"
+#include "sys/interrupt.hpp"
 #include "top/action_text.hpp"
 #include "top/details_text.hpp"
 #include "top/monitor_state.hpp"

@@ -105,20 +105,27 @@ void Screen::show(const Frame& frame) {
             continue;  // unchanged: not even handed to ncurses
         }
         const FrameLine& line = frame.lines[i];
-        const attr_t attributes = screen_attributes(line.style, impl_->colors);
-        move(static_cast<int>(i), 0);
-        attrset(attributes);
+        const int row = static_cast<int>(i);
+        // Cleared before it is written, never after: a line exactly as wide as the screen
+        // leaves the cursor on the next line, and clearing there would wipe a line that,
+        // unchanged, is not drawn again.
+        move(row, 0);
+        attrset(A_NORMAL);
+        clrtoeol();
+        attrset(screen_attributes(line.style, impl_->colors));
         addnstr(line.text.c_str(), static_cast<int>(line.text.size()));
-        // Selected and title lines are filled to the edge so the bar is whole.
+        // Selected and title lines are filled to the edge so the bar is whole. The cursor
+        // says where the text ended (a multi-byte character is one column).
         if (line.style == Style::selected || line.style == Style::title ||
             line.style == Style::keys || line.style == Style::header) {
-            for (int x = static_cast<int>(line.text.size()); x < COLS; ++x) {
-                if (static_cast<int>(i) == LINES - 1 && x == COLS - 1) break;  // no scroll
+            int y = 0;
+            int x = 0;
+            getyx(stdscr, y, x);
+            while (y == row && x < COLS) {
+                if (row == LINES - 1 && x == COLS - 1) break;  // no scroll
                 addch(' ');
+                getyx(stdscr, y, x);
             }
-        } else {
-            attrset(A_NORMAL);
-            clrtoeol();
         }
     }
     attrset(A_NORMAL);

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 
 namespace gpukill::drm::testing {
 

@@ -46,12 +46,57 @@ TEST(DescribeAction, EachEventReadsAsOneRow) {
 }
 
 TEST(DescribeAction, UnknownEventsShowTheUsualFields) {
-    const Json reset =
-        Json::parse(R"({"event":"reset_result","user":"root","gpu":2,"outcome":"reset"})");
-    const ActionRow row = describe_action(reset);
-    EXPECT_EQ(row.action, "reset_result");
+    const Json later =
+        Json::parse(R"({"event":"gpu_drained","user":"root","gpu":2,"outcome":"drained"})");
+    const ActionRow row = describe_action(later);
+    EXPECT_EQ(row.action, "gpu_drained");
     EXPECT_EQ(row.target, "GPU 2");
-    EXPECT_EQ(row.outcome, "reset");
+    EXPECT_EQ(row.outcome, "drained");
+}
+
+// Resets and rogue findings used to show an empty TARGET and OUTCOME (issue 33): each
+// now says what it was about and how it ended, from its documented fields (AUDIT.md).
+TEST(DescribeAction, ResetsRogueFindingsAndTheGuardReadAsRows) {
+    const Json planned = Json::parse(R"({"event":"reset_planned","user":"root","dry_run":false,
+        "force":true,"decision":"reclaim_then_reset","gpus":[{"index":0},{"index":1}],
+        "holders":[{"pid":5226}]})");
+    ActionRow row = describe_action(planned);
+    EXPECT_EQ(row.target, "GPUs 0, 1");
+    EXPECT_EQ(row.outcome, "reclaim_then_reset, 1 holder");
+
+    const Json refused = Json::parse(R"({"event":"reset_refused","user":"root","gpus":[1],
+        "decision":"held","block":"holders","why":"2 processes hold GPU 1","holders":[5233,5234]})");
+    row = describe_action(refused);
+    EXPECT_EQ(row.target, "GPU 1");
+    EXPECT_EQ(row.outcome, "refused: 2 processes hold GPU 1");
+
+    const Json result = Json::parse(R"({"event":"reset_result","user":"root","gpu":0,
+        "reset":{"succeeded":true,"failure":null},"memory_freed_bytes":4294967296,"verified":true})");
+    row = describe_action(result);
+    EXPECT_EQ(row.target, "GPU 0");
+    EXPECT_EQ(row.outcome, "reset, verified, 4.0 GiB freed");
+    const Json failed = Json::parse(R"({"event":"reset_result","user":"root","gpu":3,
+        "reset":{"succeeded":false,"failure":"permission"},"verified":false})");
+    EXPECT_EQ(describe_action(failed).outcome, "failed: permission");
+
+    const Json finding = Json::parse(R"({"event":"rogue_finding","user":"root",
+        "process":{"pid":24801,"name":"xmrig","user":"bob"},"score":100,"risk":"critical",
+        "evidence":[{"signal":"miner_name","weight":60},{"signal":"stratum_url","weight":60}]})");
+    row = describe_action(finding);
+    EXPECT_EQ(row.target, "24801 xmrig (bob)");
+    EXPECT_EQ(row.outcome, "score 100 (critical): miner_name, stratum_url");
+
+    const Json guard = Json::parse(R"({"event":"guard_action","user":"root","mode":"enforce",
+        "process":{"pid":77,"name":"train","user":"alice"},"action":"terminate","outcome":"terminated"})");
+    row = describe_action(guard);
+    EXPECT_EQ(row.target, "77 train (alice)");
+    EXPECT_EQ(row.outcome, "terminate: terminated");
+
+    for (const Json* record : {&planned, &refused, &result, &finding, &guard}) {
+        const ActionRow each = describe_action(*record);
+        EXPECT_FALSE(each.target.empty()) << record->dump();
+        EXPECT_FALSE(each.outcome.empty()) << record->dump();
+    }
 }
 
 TEST(AuditJson, EveryDocumentStartsWithTheSameHeader) {
@@ -61,10 +106,7 @@ TEST(AuditJson, EveryDocumentStartsWithTheSameHeader) {
                      .since_unix_ms = 1'764'460'800'000,
                      .until_unix_ms = 1'764'468'000'000,
                      .user = "alice"};
-    audit::ActionLog log;
-    log.skipped_lines = 2;
-    log.records.push_back(Json{{"event", "result"}});
-    const Json doc = actions_json(scope, log);
+    const Json doc = actions_json(scope, {Json{{"event", "result"}}}, 2);
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc["kind"], "actions");
     EXPECT_EQ(doc["source"], "/var/lib/gpukill/audit.jsonl");

@@ -76,13 +76,32 @@ TEST(HelpText, TopLevelHelpListsCommandsNotEveryOption) {
 
 TEST(ManPage, CarriesTheSameOptionsEscapedForRoff) {
     const CommandLine command_line;
+    const PageStamp stamp{.version = "0.1.0", .date = "2026-12-07"};
     const std::string page = command_man_page(command_doc(Command::kill),
-                                              command_line.options_for(Command::kill), "0.1.0");
-    EXPECT_EQ(page.rfind(".TH GPUKILL-KILL 1", 0), 0u);
+                                              command_line.options_for(Command::kill), stamp);
+    // A dated title line (mandoc -Tlint warns of a .TH without one: issue 33).
+    EXPECT_EQ(page.rfind(".TH GPUKILL-KILL 1 2026-12-07 \"gpukill 0.1.0\"", 0), 0u) << page;
     EXPECT_NE(page.find(".B \\-p, \\-\\-pid PID"), std::string::npos) << page;
     EXPECT_NE(page.find(".SH EXIT STATUS"), std::string::npos);
     EXPECT_EQ(roff_escaped(".start"), "\\&.start");
     EXPECT_EQ(roff_escaped("a\\b"), "a\\eb");
+}
+
+// The fleet's options have a page of their own; the commands that run on a fleet point
+// to it instead of repeating them (issue 33).
+TEST(ManPage, TheFleetOptionsHaveTheirOwnPage) {
+    const CommandLine command_line;
+    const PageStamp stamp{.version = "0.1.0", .date = "2026-12-07"};
+    const std::vector<OptionDoc> options = command_line.options_for(Command::list);
+    const std::string fleet = fleet_man_page(options, {Command::list, Command::kill}, stamp);
+    EXPECT_EQ(fleet.rfind(".TH GPUKILL-FLEET 1 2026-12-07", 0), 0u) << fleet;
+    for (const char* option : {"\\-\\-hosts NODESET", "\\-\\-transport", "\\-\\-fanout N"}) {
+        EXPECT_NE(fleet.find(option), std::string::npos) << option << "\n" << fleet;
+    }
+    EXPECT_NE(fleet.find("list and kill run on every host"), std::string::npos) << fleet;
+    const std::string list = command_man_page(command_doc(Command::list), options, stamp);
+    EXPECT_EQ(list.find("\\-\\-hosts NODESET\n"), std::string::npos) << list;
+    EXPECT_NE(list.find("\\fBgpukill\\-fleet\\fR(1)"), std::string::npos) << list;
 }
 
 TEST(Completion, BashScriptKnowsEveryCommandAndValueSources) {

@@ -1,6 +1,7 @@
 // The --rogue table: a row per finding with its heaviest evidence, every piece under it
 // with its weight, notes, allowed processes apart, and process text made terminal-safe.
 #include "cli/rogue_table.hpp"
+#include "detect/rogue_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ TEST(RogueTable, FindingsWithEveryPieceOfEvidence) {
                                        {Signal::stratum_url, 60, "stratum mining URL: y"}}));
     report.findings.push_back(
         finding(77, "python", 40, {{Signal::masquerade, 40, "poses as another program: z"}}));
-    const std::string text = render_rogue_table(report, context());
+    const std::string text = render_rogue_table(report_json(report, context()));
     EXPECT_EQ(text,
               "2 suspicious processes among 3 GPU processes (score >= 40; last 24 h of usage "
               "history; config: built-in defaults):\n"
@@ -65,7 +66,7 @@ TEST(RogueTable, CleanHostAllowedAndHostileNames) {
     auto ctx = context();
     ctx.history_available = false;
     ctx.history_note = "no usage history (missing): shape not judged";
-    const std::string text = render_rogue_table(report, ctx);
+    const std::string text = render_rogue_table(report_json(report, ctx));
     EXPECT_NE(text.find("No rogue processes among 1 GPU process (score >= 40; no usage history; "
                         "config: built-in defaults)."),
               std::string::npos)

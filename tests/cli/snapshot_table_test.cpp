@@ -80,6 +80,66 @@ TEST(SnapshotTable, DetailsMarkFileOnlyProcessesAndOrphans) {
     EXPECT_NE(out.find("python train.py"), std::string::npos) << out;
 }
 
+std::vector<std::string> table_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        lines.push_back(text.substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return lines;
+}
+
+// At 80 columns the columns with nothing to say (no container, no image) go before
+// COMMAND is cut, and COMMAND gets what is left.
+TEST(SnapshotTable, At80ColumnsEmptyColumnsGoFirstAndCommandGetsTheRoom) {
+    Snapshot snapshot = orphan_and_leak_snapshot();
+    snapshot.processes[0].info.cmdline = {"python", "train.py", "--epochs", "90"};
+    for (std::size_t width : {80, 100}) {
+        const std::string out = render_snapshot_table(snapshot, {.details = true, .width = width});
+        for (const std::string& line : table_lines(out)) {
+            EXPECT_LE(cli::display_width(line), width) << line;
+        }
+        EXPECT_EQ(out.find("CONTAINER"), std::string::npos) << out;
+        EXPECT_EQ(out.find("IMAGE"), std::string::npos) << out;
+        EXPECT_NE(out.find("COMMAND"), std::string::npos) << out;
+        // COMMAND gets every column the others leave: the trainer's row reaches the edge.
+        bool trainer = false;
+        for (const std::string& line : table_lines(out)) {
+            if (line.find("  100  alice") == std::string::npos) continue;
+            trainer = true;
+            EXPECT_EQ(cli::display_width(line), width) << line;
+            EXPECT_NE(line.find("python train.py"), std::string::npos) << line;
+        }
+        EXPECT_TRUE(trainer) << out;
+    }
+
+    // With a container and an image, the columns say something and stay when they fit.
+    snapshot.processes[0].info.container = ContainerInfo{.runtime = "docker", .id = "3f2a9c1b0d4e"};
+    snapshot.processes[0].info.container->image = "pytorch:24.01";
+    const std::string wide = render_snapshot_table(snapshot, {.details = true});
+    EXPECT_NE(wide.find("IMAGE"), std::string::npos) << wide;
+    EXPECT_NE(wide.find("pytorch:24.01"), std::string::npos) << wide;
+}
+
+// TOP PROCESS gives up the memory, then the name, but never cuts the PID.
+TEST(SnapshotTable, TheTopProcessKeepsItsPidWholeAtAnyWidth) {
+    Snapshot snapshot = orphan_and_leak_snapshot();
+    snapshot.processes[0].info.comm = "python3-trainer";
+    for (std::size_t width : {76, 78, 80, 84, 90, 100}) {
+        const std::string out = render_snapshot_table(snapshot, {.width = width});
+        const std::vector<std::string> lines = table_lines(out);
+        ASSERT_GE(lines.size(), 3u) << out;
+        const std::string& gpu0 = lines[2];  // host line, header, GPU 0
+        EXPECT_LE(cli::display_width(gpu0), width) << gpu0;
+        EXPECT_NE(gpu0.find("(100)"), std::string::npos) << width << ": " << gpu0;
+    }
+    const std::string wide = render_snapshot_table(snapshot, {});
+    EXPECT_NE(wide.find("python3-trainer (100) 8.0 GiB"), std::string::npos) << wide;
+}
+
 TEST(SnapshotTable, WithoutGpusItSaysSoAndStillListsHolders) {
     MergeInputs in;
     in.backends.push_back({.name = "nvml", .detail = "no NVIDIA driver library found"});

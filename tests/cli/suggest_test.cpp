@@ -23,5 +23,21 @@ TEST(Suggest, TheClosestWithinAThirdOfTheWord) {
     EXPECT_EQ(closest("--detail", {"--details", "--dry-run"}), "--details");
 }
 
+// "did you mean '--no-rogue'" to someone who typed --no-rogue helps nobody: an option
+// given before its command is told where it goes (issue 33).
+TEST(Suggest, NeverTheWordItselfAndAMisplacedOptionIsToldWhereItGoes) {
+    EXPECT_EQ(closest("--no-rogue", {"--no-rogue", "--no-orphans"}), std::nullopt);
+    EXPECT_EQ(unknown_option_message("--no-rogue", {"--no-rogue", "--no-orphans"}, {"check"}),
+              "--no-rogue is an option of check: give it after the command (gpukill check "
+              "--no-rogue)");
+    EXPECT_EQ(unknown_option_message("--no-rouge", {"--no-rogue", "--no-orphans"}, {}),
+              "unknown option '--no-rouge'; did you mean '--no-rogue'?");
+    EXPECT_EQ(unknown_option_message("--frobnicate", {"--no-rogue"}, {}),
+              "unknown option '--frobnicate' (see gpukill --help)");
+    EXPECT_EQ(unknown_option_message("--gpu", {"--gpu"}, {"list", "kill", "reset"}),
+              "--gpu is an option of list, kill and reset: give it after the command (gpukill "
+              "list --gpu)");
+}
+
 }  // namespace
 }  // namespace gpukill::cli

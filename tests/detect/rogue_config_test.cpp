@@ -85,10 +85,10 @@ allow:
 TEST(RogueConfigFile, ErrorsNameTheFileLineAndColumn) {
     EXPECT_EQ(error_of("report_threshold: 40\nthreshold: 3\n"),
               "rogue.yaml:2:1: unknown key \"threshold\" in the file (expected report_threshold, "
-              "risk_levels, weights, usage_shape, unattended_min_hours, miner_names, "
-              "masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, temp_dirs, "
-              "kernel_thread_names, system_daemon_names, system_program_dirs, miner_signatures, "
-              "executable_scan, config_file_max_bytes, allow)");
+              "check_threshold, risk_levels, weights, usage_shape, unattended_min_hours, "
+              "miner_names, masquerade_names, miner_options, algorithms, pool_ports, pool_hosts, "
+              "temp_dirs, kernel_thread_names, system_daemon_names, system_program_dirs, "
+              "miner_signatures, executable_scan, config_file_max_bytes, allow)");
     EXPECT_TRUE(error_of("weights:\n  miner_nam: 5\n")
                     .starts_with("rogue.yaml:2:3: unknown key \"miner_nam\" in weights (expected "
                                  "miner_name, masquerade, "));

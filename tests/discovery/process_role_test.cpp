@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "discovery/merge.hpp"
-#include "discovery/snapshot_json_read.hpp"
 #include "model/snapshot_json.hpp"
+#include "model/snapshot_json_read.hpp"
 
 namespace gpukill {
 namespace process_role_test {

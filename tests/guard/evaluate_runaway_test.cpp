@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "../host/host_test_support.hpp"
-#include "discovery/snapshot_json_read.hpp"
 #include "guard_test_support.hpp"
+#include "model/snapshot_json_read.hpp"
 
 namespace gpukill::guard::test {
 namespace {

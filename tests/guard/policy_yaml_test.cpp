@@ -64,6 +64,25 @@ TEST(PolicyYaml, TheDocumentedExampleLoads) {
               (std::set<std::string>{"/usr/bin/nvidia-persistenced", "dcgm-exporter"}));
 }
 
+// guard check's one line counts every section, projects too (issue 33).
+TEST(PolicyYaml, TheSummaryCountsEverySectionProjectsToo) {
+    auto policy = parse(R"(mode: enforce
+users:
+  alice: {memory_limit: 8G}
+projects:
+  vision:
+    kubernetes_namespaces: [vision-train]
+    memory_limit: 160G
+  nlp:
+    unix_groups: [nlp]
+    max_processes: 16
+)");
+    ASSERT_TRUE(policy) << policy.error().what;
+    EXPECT_EQ(policy_contents(*policy),
+              "mode enforce; 1 user, 0 groups, 2 projects, 0 GPU rules, 0 time windows, 0 runaway "
+              "rules");
+}
+
 TEST(PolicyYaml, AnEmptyFileIsAnEmptyDryRunPolicy) {
     auto policy = parse("# nothing yet\n");
     ASSERT_TRUE(policy) << policy.error().what;

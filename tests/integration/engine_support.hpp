@@ -42,7 +42,7 @@ inline engine::EngineConfig engine_config_for(const SimulatedHost& host) {
                                     return std::nullopt;
                                 },
                                 .clock = {},
-                                .audit_options = {.use_syslog = false, .syslog = {}}};
+                                .syslog = false};
 }
 
 inline std::unique_ptr<engine::Engine> open_engine_on(const SimulatedHost& host) {

@@ -135,6 +135,38 @@ TEST(FleetSsh, TextOutputHasSectionsGatherAndASummary) {
         << r.out;
 }
 
+// Every command's fleet section reads like its text on one host, never the host's raw
+// JSON (issue 33: `audit --rogue` over two hosts printed 191 lines of it).
+TEST(FleetSsh, EachHostsSectionReadsAsItsOwnText) {
+    REQUIRE_SSHD();
+    SshFleet fleet({{}, {}});
+    Workload w = fleet.host(1).run({"--gpu", "0", "--mem", "1G", "--name", "fleetjob"});
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"audit", "--rogue"},
+                                                    {"audit", "--actions"},
+                                                    {"reset", "--gpu", "0", "--dry-run"}}) {
+        std::vector<std::string> args = {"--hosts", "node[1-2]"};
+        args.insert(args.end(), command.begin(), command.end());
+        CommandResult r = fleet.gpukill(args);
+        EXPECT_LT(r.exit_code, 10) << r.err << r.out;
+        EXPECT_EQ(r.out.find("\n{"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("\"schema_version\""), std::string::npos) << r.out;
+        if (command.front() == "audit" && command.back() == "--rogue") {
+            for (std::size_t i = 0; i < fleet.size(); ++i) {
+                CommandResult local = fleet.host(i).gpukill(command);
+                EXPECT_NE(r.out.find(local.out), std::string::npos)
+                    << "node" << i + 1 << " alone:\n"
+                    << local.out << "\nin the fleet:\n"
+                    << r.out;
+            }
+        }
+    }
+    CommandResult actions = fleet.gpukill({"--hosts", "node[1-2]", "audit", "--actions"});
+    EXPECT_NE(actions.out.find("Actions (last 24 h"), std::string::npos) << actions.out;
+    CommandResult reset = fleet.gpukill({"--hosts", "node2", "reset", "--gpu", "0", "--dry-run"});
+    EXPECT_NE(reset.out.find("Held by 1 process:"), std::string::npos) << reset.out;
+    EXPECT_NE(reset.out.find(std::to_string(w.pid())), std::string::npos) << reset.out;
+}
+
 TEST(FleetSsh, UnknownChangedAndDownHostsAreRefusedWhileTheOthersProceed) {
     REQUIRE_SSHD();
     SshFleet fleet({{}, {.known = false}, {.key_changed = true}, {.listening = false}});

@@ -136,6 +136,26 @@ TEST(Reset, ForceReclaimsTheHoldersThenResetsAndTheLeakIsGone) {
     EXPECT_EQ(records.back()["reset"]["exit_status"], 0);
 }
 
+// A protected holder stops a forced reset; the text says so in the reset's words, not
+// kill's ("a process named with --pid was refused", when no --pid was given: issue 33).
+TEST(Reset, AProtectedHolderStopsAForcedResetInItsOwnWords) {
+    SimulatedHost host;
+    const std::string config = host.root() + "/../config";
+    std::filesystem::create_directories(config);
+    Workload server = host.run({"--gpu", "0", "--mem", "1G"});
+    std::ofstream(config + "/protected.yaml") << "pids: [" << server.pid() << "]\n";
+    CommandResult text =
+        host.gpukill({"reset", "--gpu", "0", "--force"}, {{"GPUKILL_CONFIG_DIR", config}});
+    EXPECT_EQ(text.exit_code, 6) << text.out << text.err;
+    EXPECT_TRUE(process_alive(server.pid()));
+    EXPECT_EQ(text.out.find("--pid"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("refused PID " + std::to_string(server.pid())), std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("Nothing was signalled: a holder of the GPU may not be signalled"),
+              std::string::npos)
+        << text.out;
+}
+
 TEST(Reset, DryRunChangesNothing) {
     SimulatedHost host;
     const std::string state = state_dir(host);

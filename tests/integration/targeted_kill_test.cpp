@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "engine/engine_state.hpp"
 #include "engine_support.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/safety_context.hpp"
@@ -48,13 +49,13 @@ struct Plans {
 
 Plans plan_both_ways(engine::Engine& engine, const reclaim::Selectors& selectors) {
     const HostRoots& roots = engine.config().roots;
-    auto protected_list = engine.protected_list();
+    auto protected_list = engine::load_protected_list(engine);
     if (!protected_list) throw std::runtime_error(protected_list.error().what);
     const reclaim::SafetyContext safety = reclaim::gather_safety_context(roots, *protected_list);
 
     auto table = read_process_table(roots);
     if (!table) throw std::runtime_error(table.error().what);
-    auto full = reclaim::build_kill_plan(engine.discover_host(), *table, selectors, safety);
+    auto full = reclaim::build_kill_plan(engine::host_snapshot(engine), *table, selectors, safety);
 
     std::vector<pid_t> named;
     for (const std::string& argument : selectors.pid_arguments)
@@ -62,8 +63,8 @@ Plans plan_both_ways(engine::Engine& engine, const reclaim::Selectors& selectors
     const std::vector<ProcessInfo> family = read_process_family(roots, named);
     std::vector<pid_t> family_pids;
     for (const ProcessInfo& info : family) family_pids.push_back(info.pid);
-    auto targeted =
-        reclaim::build_kill_plan(engine.discover_processes(family_pids), family, selectors, safety);
+    auto targeted = reclaim::build_kill_plan(engine::family_snapshot(engine, family_pids), family,
+                                             selectors, safety);
     if (!full || !targeted) throw std::runtime_error("a plan failed");
     return {described(*full), described(*targeted), family.size()};
 }

@@ -170,6 +170,42 @@ TEST(Top, LayoutAt80x24And200x50AndAResize) {
     quit_and_expect_terminal_restored(tmux);
 }
 
+// Every holder is on screen in every frame while the row above it changes. A row exactly
+// as wide as the terminal used to leave the cursor on the next line, where clearing the
+// rest of the line wiped a row that, unchanged, was never drawn again (issue 33).
+TEST(Top, EveryHolderStaysOnScreenWhileARowAboveItChanges) {
+    require_tmux();
+    SimulatedHost host;
+    Workload steady = host.run({"--gpu", "0", "--mem", "2G", "--name", "steady-a"});
+    Workload other = host.run({"--gpu", "1", "--mem", "1G", "--name", "steady-b"});
+    // A holder whose CPU% differs from frame to frame: a busy shell holding a device file.
+    const std::string node = host.env().at("GPUKILL_DEVFS") + "/nvidia0";
+    RunningCommand busy(
+        {"/bin/sh", "-c", "exec 3<'" + node + "'; echo opened; while :; do :; done"});
+    ASSERT_EQ(busy.read_line(), "opened");
+    const std::vector<pid_t> holders = {busy.pid(), steady.pid(), other.pid()};
+    Tmux tmux(80, 24, top_shell_command(host, {"--interval", "0.3"}));
+    ASSERT_TRUE(tmux.wait_for([&](const std::string& s) { return shows_pids(s, holders); }))
+        << tmux.last();
+    tmux.keys({"o", "c"});  // by CPU%: the busy row above the steady ones
+    ASSERT_TRUE(tmux.wait_for([&](const std::string& s) {
+        const int busy_at = line_with_pid(s, busy.pid());
+        return busy_at >= 0 && busy_at < line_with_pid(s, steady.pid()) &&
+               busy_at < line_with_pid(s, other.pid());
+    })) << tmux.last();
+    std::string previous = tmux.last();
+    for (int frame = 0; frame < 20; ++frame) {
+        // The next frame: the screen differs from the last one seen.
+        ASSERT_TRUE(tmux.wait_for([&](const std::string& s) { return s != previous; }, 10))
+            << "no new frame after frame " << frame << "\n"
+            << previous;
+        previous = tmux.last();
+        EXPECT_TRUE(shows_pids(previous, holders)) << "frame " << frame << ":\n" << previous;
+        EXPECT_NE(previous.find("util "), std::string::npos) << previous;
+    }
+    quit_and_expect_terminal_restored(tmux);
+}
+
 TEST(Top, SortAndFilterChangeTheRows) {
     require_tmux();
     SimulatedHost host;

@@ -1,16 +1,22 @@
-// Hand-built hosts for the pure selection and verification tests: a process table and
-// the snapshot discover() would have produced from it, without any system call.
+// Hand-built hosts for the pure selection and verification tests: a process table, the
+// backends' readings and the fd sweep's holders, merged into a snapshot by discovery's own
+// merge_snapshot and mark_orphans, exactly as discover() does: no system call, and no
+// second copy of the merge to drift from the real one.
 #pragma once
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "discovery/merge.hpp"
 #include "model/snapshot.hpp"
 #include "reclaim/select.hpp"
 
@@ -26,12 +32,12 @@ inline constexpr pid_t kSelf = 100;  // gpukill
 inline constexpr pid_t kShell = 90;  // its parent
 inline constexpr std::uint64_t kGiB = 1ULL << 30;
 
-// A host with `gpu_count` GPUs. Processes are added to the table; holds() ties them to
-// GPUs; snapshot() builds what merge_snapshot would: driver lists, used memory,
-// unattributed memory and the orphaned flag.
+// A host with `gpu_count` GPUs of one vendor, at PCI buses 01, 02, ... in index order.
+// Processes are added to the table; holds() ties them to GPUs through a device node and
+// (when listed) the driver's list; snapshot() merges it all.
 class FakeHost {
   public:
-    explicit FakeHost(unsigned gpu_count = 2) {
+    explicit FakeHost(unsigned gpu_count = 2, Vendor vendor = Vendor::nvidia) : vendor_(vendor) {
         for (unsigned i = 0; i < gpu_count; ++i) used_[i] = 0;
         add(1, 0, "systemd", 0, "root").sid = 1;
         add(kShell, 1, "bash");
@@ -56,31 +62,48 @@ class FakeHost {
         return info;
     }
 
-    // `pid` holds `gpu`: listed by the driver with `driver_bytes` (nullopt: listed without
-    // a memory figure), or by its device file only when `listed` is false.
+    // `pid` holds `gpu`'s device node as a CUDA (or ROCm) client does and, when `listed`,
+    // is in the driver's list with `driver_bytes` (nullopt: listed without a memory
+    // figure).
     void holds(pid_t pid, unsigned gpu, std::optional<std::uint64_t> driver_bytes,
                bool listed = true) {
-        ProcessGpuUse use{.gpu_index = gpu};
-        use.seen_by.device_file = true;
-        use.seen_by.driver = listed;
-        if (listed) use.memory_bytes = driver_bytes;
-        uses_[pid].push_back(use);
-        if (listed && driver_bytes) used_[gpu] += *driver_bytes;
+        std::vector<DeviceNode>& nodes = nodes_[pid];
+        nodes.push_back(gpu_node(gpu));
+        const bool has_uvm = std::any_of(nodes.begin(), nodes.end(), [](const DeviceNode& n) {
+            return n.kind == DeviceNodeKind::nvidia_uvm;
+        });
+        if (vendor_ == Vendor::nvidia && !has_uvm) {
+            nodes.push_back(
+                DeviceNode{.kind = DeviceNodeKind::nvidia_uvm, .relative_path = "nvidia-uvm"});
+        }
+        if (!listed) return;
+        listed_[gpu].push_back(DriverProcess{.pid = pid, .memory_bytes = driver_bytes});
+        if (driver_bytes) used_[gpu] += *driver_bytes;
     }
 
-    // `pid` holds /dev/kfd and nothing says which AMD GPU it uses: tied to `gpu` as one it
-    // may use (GpuAttribution::any_amd_gpu), by device file only.
-    void may_hold(pid_t pid, unsigned gpu) {
-        ProcessGpuUse use{.gpu_index = gpu, .attribution = GpuAttribution::any_amd_gpu};
-        use.seen_by.device_file = true;
-        uses_[pid].push_back(use);
-    }
-
-    // `pid` holds `gpu`'s device file as a monitoring client does: no context, no memory,
-    // role observer (discovery/process_role.hpp).
+    // `pid` holds `gpu`'s device files as a monitoring client does (the control node and
+    // the GPU's node, no unified-memory node, in no driver list): the merge makes it an
+    // observer (discovery/process_role.hpp).
     void observes(pid_t pid, unsigned gpu) {
-        holds(pid, gpu, std::nullopt, false);
-        observers_.insert(pid);
+        std::vector<DeviceNode>& nodes = nodes_[pid];
+        nodes.push_back(
+            DeviceNode{.kind = DeviceNodeKind::nvidia_ctl, .relative_path = "nvidiactl"});
+        nodes.push_back(gpu_node(gpu));
+    }
+
+    // `pid` holds /dev/kfd and nothing says which AMD GPU it uses: the merge ties it to
+    // every AMD GPU as one it may use (GpuAttribution::any_amd_gpu). An AMD host's GPU.
+    void may_hold(pid_t pid, unsigned gpu) {
+        if (vendor_ != Vendor::amd || !used_.contains(gpu)) {
+            throw std::logic_error("may_hold needs an AMD GPU " + std::to_string(gpu));
+        }
+        std::vector<DeviceNode>& nodes = nodes_[pid];
+        const bool has_kfd = std::any_of(nodes.begin(), nodes.end(), [](const DeviceNode& n) {
+            return n.kind == DeviceNodeKind::kfd;
+        });
+        if (!has_kfd) {
+            nodes.push_back(DeviceNode{.kind = DeviceNodeKind::kfd, .relative_path = "kfd"});
+        }
     }
 
     // Memory used on `gpu` beyond what the driver's list accounts for (leaks, workers).
@@ -98,57 +121,58 @@ class FakeHost {
     }
 
     Snapshot snapshot() const {
-        Snapshot snapshot;
+        MergeInputs inputs;
         for (const auto& [index, used] : used_) {
-            Gpu gpu{.index = index};
-            gpu.reading.memory_used_bytes = used;
-            gpu.reading.processes.emplace();
-            std::uint64_t attributed = 0;
-            bool known = true;
-            for (const auto& [pid, uses] : uses_) {
-                for (const ProcessGpuUse& use : uses) {
-                    if (use.gpu_index != index || !use.seen_by.driver) continue;
-                    gpu.reading.processes->push_back(
-                        DriverProcess{.pid = pid, .memory_bytes = use.memory_bytes});
-                    if (use.memory_bytes) {
-                        attributed += *use.memory_bytes;
-                    } else {
-                        known = false;
-                    }
-                }
+            GpuReading reading;
+            reading.vendor = vendor_;
+            reading.backend = vendor_ == Vendor::nvidia ? "nvml" : "drm";
+            reading.backend_index = index;
+            reading.pci_bus_id = bus_id(index);
+            if (vendor_ == Vendor::nvidia) reading.nvidia_minor = index;
+            reading.memory_used_bytes = used;
+            reading.process_list_accounts_memory = true;
+            if (std::find(hidden_lists_.begin(), hidden_lists_.end(), index) ==
+                hidden_lists_.end()) {
+                auto listed = listed_.find(index);
+                reading.processes =
+                    listed == listed_.end() ? std::vector<DriverProcess>{} : listed->second;
             }
-            if (known) gpu.unattributed_memory_bytes = used - attributed;
-            for (unsigned hidden : hidden_lists_) {
-                if (hidden == index) {
-                    gpu.reading.processes.reset();
-                    gpu.unattributed_memory_bytes.reset();
-                }
-            }
-            snapshot.gpus.push_back(gpu);
+            inputs.readings.push_back(std::move(reading));
         }
-        for (const auto& [pid, uses] : uses_) {
-            SnapshotProcess process;
-            auto found = table_.find(pid);
-            if (found != table_.end()) {
-                process.info = found->second;
-            } else {
-                process.info.pid = pid;
-                process.info_complete = false;
+        for (const auto& [pid, nodes] : nodes_) {
+            DeviceHolder holder{.pid = pid, .nodes = nodes};
+            if (auto known = table_.find(pid); known != table_.end()) {
+                holder.start_time_ticks = known->second.start_time_ticks;
             }
-            process.gpus = uses;
-            process.orphaned = looks_orphaned(process.info);
-            if (observers_.contains(pid)) process.role = ProcessRole::observer;
-            snapshot.processes.push_back(process);
+            inputs.holders.push_back(std::move(holder));
         }
+        for (const auto& [pid, info] : table_) inputs.processes.push_back(info);
+        Snapshot snapshot = merge_snapshot(std::move(inputs));
+        mark_orphans(snapshot);
         return snapshot;
     }
 
   private:
+    static std::string bus_id(unsigned gpu) { return fmt::format("0000:{:02x}:00.0", gpu + 1); }
+
+    DeviceNode gpu_node(unsigned gpu) const {
+        if (vendor_ == Vendor::nvidia) {
+            return DeviceNode{.kind = DeviceNodeKind::nvidia_gpu,
+                              .relative_path = "nvidia" + std::to_string(gpu),
+                              .nvidia_minor = gpu};
+        }
+        return DeviceNode{.kind = DeviceNodeKind::dri_render,
+                          .relative_path = "dri/renderD" + std::to_string(128 + gpu),
+                          .dri_minor = 128 + gpu,
+                          .pci_bus_id = bus_id(gpu)};
+    }
+
+    Vendor vendor_;
     std::map<pid_t, ProcessInfo> table_;
-    std::map<pid_t, std::vector<ProcessGpuUse>> uses_;
+    std::map<pid_t, std::vector<DeviceNode>> nodes_;
+    std::map<unsigned, std::vector<DriverProcess>> listed_;
     std::map<unsigned, std::uint64_t> used_;
     std::vector<unsigned> hidden_lists_;
-    std::set<pid_t> observers_;
 };
 
 inline SafetyContext test_safety() {

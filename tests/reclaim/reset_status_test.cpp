@@ -11,8 +11,8 @@
 
 #include "engine/outcome_codes.hpp"
 #include "engine/reset_codes.hpp"
+#include "model/reset_status.hpp"
 #include "reclaim/reset_exec.hpp"
-#include "reclaim/reset_status.hpp"
 
 namespace gpukill {
 namespace {

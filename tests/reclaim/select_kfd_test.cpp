@@ -17,7 +17,7 @@ using reclaim_test::test_safety;
 
 // Two AMD GPUs: a trainer known on GPU 0, a ROCm process that may be on either.
 FakeHost kfd_any_host() {
-    FakeHost host;
+    FakeHost host(2, Vendor::amd);
     host.add(200, kShell, "train");
     host.holds(200, 0, 2 * kGiB);
     host.add(300, kShell, "rocm_any");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command on the simulated path: it ends every process it started
 # (the orphaned workers too) and removes its root on a normal end, on an error and on
-# Ctrl-C; and the demo host is clean for rogue detection.
+# Ctrl-C; the demo host is clean for rogue detection, and its health check names only its
+# real problems.
 # Usage: demo_test.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "$1" && pwd)
@@ -54,5 +55,16 @@ findings=$(jq '.findings | length' <<<"$json" 2>/dev/null)
 [[ "$findings" == 0 ]] || fail "rogue scan of the demo host: findings=$findings: $json"
 check_clean "rogue demo" "$(root_of "$out")"
 
+# 5. The demo host's health check names its real problems (the orphaned workers, the
+# leaked memory) and never calls one of its workloads a miner.
+"$repo/scripts/demo.sh" check --json >"$out" 2>/dev/null
+code=$?
+[[ $code -eq 1 ]] || fail "check on the demo host exited $code, not 1: $(tail -c 600 "$out")"
+json=$(sed -n '/^{/,$p' "$out")
+kinds=$(jq -r '[.problems[].kind] | unique | join(",")' <<<"$json" 2>/dev/null)
+[[ "$kinds" == *orphaned_holder* ]] || fail "check on the demo host: no orphaned workers: $json"
+[[ "$kinds" != *rogue_process* ]] || fail "check on the demo host calls a workload a miner: $json"
+check_clean "check demo" "$(root_of "$out")"
+
 if ((failures > 0)); then echo "$failures failed"; exit 1; fi
-echo "demo leaves nothing behind: 4 passed"
+echo "demo leaves nothing behind: 5 passed"

@@ -32,9 +32,12 @@ deb="$scratch/out/gpukill_${version}_amd64.deb"
 [[ -f "$deb" ]] || { ls "$scratch/out"; echo "FAIL: no $deb"; exit 1; }
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0 libcpp-httplib0.11 libsystemd0; do
+# libssl3 for the agent's, MCP's and the fleet's HTTP (gpukill's own, over OpenSSL).
+for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0 libssl3 libsystemd0; do
   [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
 done
+# cpp-httplib is a test peer only; nothing installed links it.
+[[ "$depends" == *"libcpp-httplib"* ]] && fail "Depends names cpp-httplib: $depends"
 # The README's list is the control file's, name for name.
 # (A sanitizer build also depends on its runtimes, libasan8 and libubsan1: not listed.)
 declared=$(tr ',|' '\n\n' <<<"$depends" | sed -E 's/\(.*\)//; s/^ +//; s/ +$//' | grep . |

@@ -3,6 +3,8 @@
 // covers the middle. Matched by content, not by exact layout.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "top/frame.hpp"
 #include "top/gpu_panel.hpp"
 #include "top/view.hpp"
@@ -118,6 +120,69 @@ TEST(TopFrame, ATinyTerminalStillGetsAFrameOfItsSize) {
     std::size_t top = 0;
     expect_fits(build_frame(f.model, 20, 5, top), 20, 5);
     EXPECT_TRUE(build_frame(f.model, 0, 0, top).lines.empty());
+}
+
+// At 80 columns an H100's figures are each whole: the bars give way, then the power
+// limit, never a number cut in two ("574W/7").
+TEST(TopGpuPanel, At80ColumnsEveryFigureIsWhole) {
+    Snapshot snapshot = host_with({}, 1);
+    GpuReading& r = snapshot.gpus[0].reading;
+    r.name = "NVIDIA H100 80GB HBM3";
+    r.temperature_celsius = 33;
+    r.power_watts = 574;
+    r.power_limit_watts = 700;
+    r.utilization_percent = 87;
+    GpuHistory history;
+    history.add(snapshot);
+    for (int width : {80, 100, 120, 200}) {
+        const std::string line = gpu_panel_lines(snapshot.gpus[0], history, width).front();
+        EXPECT_LE(line.size(), static_cast<std::size_t>(width)) << line;
+        EXPECT_NE(line.find(" 87%"), std::string::npos) << width << ": " << line;
+        EXPECT_NE(line.find("33C"), std::string::npos) << line;
+        const bool with_limit = line.find(" 574W/700W ") != std::string::npos;
+        EXPECT_TRUE(with_limit || line.find(" 574W ") != std::string::npos) << line;
+        EXPECT_NE(line.find("MEM ["), std::string::npos) << line;
+    }
+    EXPECT_NE(gpu_panel_lines(snapshot.gpus[0], history, 120).front().find("574W/700W"),
+              std::string::npos);
+
+    // Memory nobody accounts for closes the sparkline line, whole.
+    snapshot.gpus[0].unattributed_memory_bytes = 16 * kGiB;
+    for (int width : {80, 120}) {
+        const std::vector<std::string> lines = gpu_panel_lines(snapshot.gpus[0], history, width);
+        EXPECT_LE(lines[0].size(), static_cast<std::size_t>(width)) << lines[0];
+        EXPECT_LE(lines[1].size(), static_cast<std::size_t>(width)) << lines[1];
+        EXPECT_TRUE(lines[1].ends_with("  16.0 GiB unaccounted")) << lines[1];
+    }
+}
+
+// The key line names whole keys: what does not fit is left to the help (h).
+TEST(TopFrame, TheKeyLineNeverCutsAKey) {
+    for (bool readonly : {false, true}) {
+        for (int width : {40, 80, 100, 200}) {
+            FrameFixture f(width);
+            f.model.readonly = readonly;
+            std::size_t top = 0;
+            const Frame frame = build_frame(f.model, width, 24, top);
+            const std::string& keys = frame.lines.back().text;
+            ASSERT_EQ(frame.lines.back().style, Style::keys);
+            EXPECT_TRUE(keys.starts_with("q quit  h help")) << keys;
+            // Every key named is one of the monitor's, whole.
+            const std::set<std::string> known = {
+                "q quit",   "h help", ",. sort",   ",./ sort",     "/ reverse",     "t tree",
+                "f filter", "g GPU",  "Space tag", "T/K/I signal", "Enter details", "e env"};
+            for (std::size_t at = 0; at < keys.size();) {
+                const std::size_t end = std::min(keys.find("  ", at), keys.size());
+                EXPECT_TRUE(known.contains(keys.substr(at, end - at)))
+                    << "'" << keys.substr(at, end - at) << "' in " << keys;
+                at = end + 2;
+            }
+            EXPECT_FALSE(keys.ends_with(" ")) << keys;
+            if (width >= 100) {
+                EXPECT_TRUE(keys.ends_with("e env")) << keys;
+            }
+        }
+    }
 }
 
 TEST(TopGpuPanel, SparklinesKeepTheNewestSampleLastAndTheHistoryBounded) {

@@ -12,7 +12,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/drm/sysfs_values.hpp"
-#include "host/roots.hpp"
+#include "model/host_roots.hpp"
 
 namespace gpukill::drm {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "host/roots.hpp"
 #include "model/gpu.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::drm {

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "host/roots.hpp"
 #include "model/gpu.hpp"
+#include "model/host_roots.hpp"
 #include "model/result.hpp"
 
 namespace gpukill::drm {

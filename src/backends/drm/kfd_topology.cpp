@@ -4,7 +4,7 @@
 
 #include "backends/drm/sysfs_attribute.hpp"
 #include "backends/drm/sysfs_values.hpp"
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill::drm {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "host/fd_io.hpp"
+#include "sys/fd_io.hpp"
 
 namespace gpukill::drm {
 namespace {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "host/parse_util.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill::drm {
 namespace {

@@ -43,6 +43,19 @@ TEST(JsonRpc, MalformedMessagesGetTheirErrors) {
     EXPECT_EQ(std::get<RpcFailure>(kept).response["id"], 9);
 }
 
+// 150,000 nested arrays in a ping's params (300 KB, under the 4 MiB cap) were a SIGSEGV
+// of the server: refused now before a tree is built, with the JSON-RPC error to answer.
+TEST(JsonRpc, DeeplyNestedMessagesAreRefusedUnbuilt) {
+    const std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":)" +
+                             std::string(150000, '[') + std::string(150000, ']') + "}}";
+    const RpcMessage refused = parse_message(deep);
+    EXPECT_EQ(error_code_of(refused), rpc_code::invalid_request);
+    EXPECT_NE(std::get<RpcFailure>(refused).response["error"]["message"].get<std::string>().find(
+                  "nested deeper than 64 levels"),
+              std::string::npos);
+    EXPECT_EQ(error_code_of(parse_message(std::string(150000, '['))), rpc_code::invalid_request);
+}
+
 TEST(JsonRpc, LinesHoldNoRawNewline) {
     const std::string line = to_line(result_response(1, {{"text", "a\nb"}}));
     EXPECT_EQ(line.find('\n'), std::string::npos);

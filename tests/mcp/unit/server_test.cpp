@@ -21,7 +21,7 @@ class McpServerTest : public ::testing::Test {
         config.state_dir = dir_ + "/state";
         config.config_dir = dir_ + "/config";
         config.open_gpus = false;
-        config.audit_options.use_syslog = false;
+        config.syslog = false;
         config.container_sockets = std::vector<std::string>{};
         auto opened = engine::Engine::open(std::move(config));
         ASSERT_TRUE(opened) << opened.error().what;
