@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/diagnostics.hpp"
 #include "cli/engine_session.hpp"
 #include "cli/watch.hpp"
 #include "engine/guard.hpp"
