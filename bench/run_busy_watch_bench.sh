@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Watching on a busy node: CPU per `gpukill list --watch --json` frame and per agent
-# sample, against one `gpukill list --json`, while the benchmark's own generator starts
+# Watching on a busy node: CPU per `gpukill list --watch --json` frame (from the third
+# frame on: the first two cost a full list each) and per agent sample, against one
+# `gpukill list --json`, while the benchmark's own generator starts
 # RATE short-lived processes a second (fork, exec /bin/true, exit: what DataLoader
 # workers, exec probes and cron make), for each RATE in turn, in one run, on a simulated
 # host with PROCESSES extra idle processes holding 20 descriptors each (default 3000).
@@ -72,12 +73,23 @@ for rate in "${rates[@]}"; do
   done
   oneshot=$(awk -v t="$total" 'BEGIN { printf "%.4f", t / 5 }')
 
+  # The watch's steady state: its CPU from the third frame on (the first is a one-shot
+  # list, the second starts the tracker with a full sweep: both cost a list each).
   frames_file="$scratch/frames.jsonl"
-  TIMEFORMAT='%U %S'
-  watch_cpu=$({ time timeout -s INT "$seconds" "$gpukill" list --watch --json --interval "$interval" \
-    >"$frames_file" 2>/dev/null || true; } 2>&1 | awk '{ print $1 + $2 }')
-  frames=$(wc -l <"$frames_file")
-  per_frame=$(awk -v c="$watch_cpu" -v f="$frames" 'BEGIN { printf "%.4f", c / f }')
+  "$gpukill" list --watch --json --interval "$interval" >"$frames_file" 2>/dev/null &
+  watch=$!
+  pids+=("$watch")
+  until (($(wc -l <"$frames_file") >= 3)); do sleep 0.05; done
+  before=$(ticks "$watch")
+  first=$(wc -l <"$frames_file")
+  sleep "$seconds"
+  after=$(ticks "$watch")
+  last=$(wc -l <"$frames_file")
+  kill -INT "$watch"
+  wait "$watch" 2>/dev/null || true
+  frames=$((last - first))
+  per_frame=$(awk -v a="$before" -v b="$after" -v f="$frames" -v hz="$hz" \
+    'BEGIN { printf "%.4f", (b - a) / hz / f }')
   tracking=$(tail -n 1 "$frames_file" | jq -r '.holder_tracking | "\(.event_overflows // "-") \(.repairs // "-") \(.full_sweeps // "-")"')
   read -r overflows repairs sweeps <<<"$tracking"
 
