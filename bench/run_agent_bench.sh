@@ -3,6 +3,9 @@
 # same run: resident memory, and /metrics latency p50/p99 under one scrape a second of
 # each, on a simulated host with 2 GPUs and PROCESSES GPU processes (default 50).
 # Goal: lower RSS than node_exporter, and a p99 below node_exporter's.
+# GPUKILL_BENCH_IDLE=N adds N idle processes holding 20 descriptors each (a busy node's
+# process table: the agent's memory must not grow with it).
+# GPUKILL_BENCH_PREBUILT=DIR measures the binaries in DIR/bin instead of a Release build.
 # Usage: bench/run_agent_bench.sh [SECONDS] [PROCESSES]
 # Exit status: 0 both goals met, 2 a goal missed, 1 the benchmark could not run.
 set -euo pipefail
@@ -12,7 +15,7 @@ processes=${2:-50}
 command -v prometheus-node-exporter >/dev/null || { echo "needs prometheus-node-exporter" >&2; exit 1; }
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
 source bench/build_release.sh
-release_build gpukill gpusim nvidia_ml_sim
+prebuilt_or_release_build gpukill gpusim nvidia_ml_sim
 gpukill="$build/bin/gpukill"
 gpusim="$build/bin/gpusim"
 
@@ -32,6 +35,13 @@ for i in $(seq "$processes"); do
   pids+=("$(sed -nE 's/.*"pid":([0-9]+).*/\1/p' <<<"$ready")")
 done
 
+fds=""
+for fd in $(seq 3 22); do fds+=" $fd</dev/null"; done
+for _ in $(seq "${GPUKILL_BENCH_IDLE:-0}"); do
+  bash -c "exec $fds; exec sleep 3600" &
+  pids+=($!)
+done
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 agent_port=$(free_port)
 node_port=$(free_port)
@@ -45,7 +55,7 @@ for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$agent_port/readyz" >/dev/null && curl -sf "http://127.0.0.1:$node_port/metrics" >/dev/null && break
   sleep 0.1
 done
-echo "host: $(nproc) CPUs, $processes simulated GPU processes on 2 GPUs, $seconds scrapes each, $(date -u '+%F %T') UTC"
+echo "host: $(nproc) CPUs, $processes simulated GPU processes on 2 GPUs, $(ls /proc | grep -c '^[0-9]') processes in all, $seconds scrapes each, $(date -u '+%F %T') UTC"
 
 # One scrape a second of each, alternating, timed by curl (seconds to the last byte).
 for _ in $(seq "$seconds"); do
