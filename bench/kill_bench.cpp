@@ -7,6 +7,10 @@
 // Exit status: 0 every target met, 2 a target missed, 1 the benchmark could not run or a
 // correctness check failed, 3 invalid arguments, 130 interrupted (every process it
 // started is killed and reaped in every case).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -31,6 +35,31 @@
 namespace gpukill::bench {
 namespace {
 
+// Processes that spin until this object goes: the CPU contention of a busy node.
+class CpuHogs {
+  public:
+    explicit CpuHogs(std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+            const pid_t child = ::fork();
+            if (child == 0) {
+                for (volatile unsigned long spin = 0;; spin = spin + 1) {
+                }
+            }
+            if (child < 0) throw std::runtime_error("fork failed for a CPU hog");
+            children_.push_back(child);
+        }
+    }
+    ~CpuHogs() {
+        for (const pid_t child : children_) ::kill(child, SIGKILL);
+        for (const pid_t child : children_) ::waitpid(child, nullptr, 0);
+    }
+    CpuHogs(const CpuHogs&) = delete;
+    CpuHogs& operator=(const CpuHogs&) = delete;
+
+  private:
+    std::vector<pid_t> children_;
+};
+
 struct Options {
     std::string gpukill;
     std::string gpusim;
@@ -38,6 +67,7 @@ struct Options {
     std::size_t warmup = 1;
     BatchConfig batch;
     std::size_t background = 0;  // idle processes added to the host
+    std::size_t cpu_hogs = 0;    // CPU-bound processes running throughout (contention)
     std::string state_dir;       // gpukill's GPUKILL_STATE_DIR; empty: in the temporary tree
     std::string part = "all";    // all, latency or batch
     std::string json_path;
@@ -68,6 +98,9 @@ int run(const Options& options) {
         std::cerr << fmt::format("starting {} background processes...\n", options.background);
         background.emplace(PopulationConfig{.processes = options.background, .holders = 1});
     }
+    // Contention as on a busy node: processes that only spin, on every core, while both
+    // the idiom and gpukill are timed. Killed and reaped when the run ends.
+    CpuHogs hogs(options.cpu_hogs);
     const TempTree tree("gpukill-kill-bench");
     const std::string state_dir =
         options.state_dir.empty() ? tree.root() + "/state" : options.state_dir;
@@ -157,6 +190,10 @@ int main(int argc, char** argv) {
                    "idle processes (20 fds each) to add to the host first")
         ->capture_default_str()
         ->check(CLI::Range(0, 100'000));
+    app.add_option("--cpu-hogs", options.cpu_hogs,
+                   "CPU-bound processes to run throughout (contention: one a core)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 64));
     app.add_option("--part", options.part, "which part to run")
         ->capture_default_str()
         ->check(CLI::IsMember({"all", "latency", "batch"}));
