@@ -16,6 +16,7 @@
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -127,6 +128,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
                                 "host PID namespace (e.g. hostPID: true) to kill",
                                 config.roots.procfs, config.roots.procfs, getpid()));
     }
+    reclaim::find_system_programs(config.roots, before, *table, safety);
     auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!plan) return std::unexpected(as(ErrorCategory::invalid_input, plan.error()));
 

@@ -20,6 +20,7 @@
 #include "reclaim/reset_facts.hpp"
 #include "reclaim/safety_context.hpp"
 #include "reclaim/select.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -77,6 +78,7 @@ Result<reclaim::KillPlan> reclaim_plan_for(const reclaim::ResetPlan& plan, const
     for (const reclaim::ResetHolder& holder : plan.holders) {
         selectors.pid_arguments.push_back(std::to_string(holder.pid));
     }
+    reclaim::find_system_programs(roots, before, *table, safety);
     auto kill_plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!kill_plan) return std::unexpected(as(ErrorCategory::internal, kill_plan.error()));
     for (reclaim::PlannedTarget& target : kill_plan->targets) {

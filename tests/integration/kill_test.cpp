@@ -162,13 +162,14 @@ TEST(Kill, EveryRefusedPidFormExitsThreeAndSignalsNothing) {
     EXPECT_TRUE(process_alive(bystander.pid()));
 }
 
+// (Protection by program, which needs root's files: protected_program_test.cpp.)
 TEST(Kill, AProtectedProcessIsNeverSignalled) {
     SimulatedHost host;
     std::string config = host.root() + "/../config";
     std::filesystem::create_directories(config);
-    std::ofstream(config + "/protected.yaml") << "names: [inference-srv]\n";
     Workload server = host.run({"--gpu", "0", "--mem", "1G", "--name", "inference-srv"});
     Workload job = host.run({"--gpu", "0", "--mem", "1G"});
+    std::ofstream(config + "/protected.yaml") << "pids: [" << server.pid() << "]\n";
     std::map<std::string, std::string> env = {{"GPUKILL_CONFIG_DIR", config}};
 
     KillRun named = kill_json(host, {"--pid", std::to_string(server.pid()), "--force"}, env);
