@@ -13,6 +13,7 @@
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
 #include "engine/plan_selectors.hpp"
+#include "host/proc_reader.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
@@ -34,6 +35,24 @@ std::vector<pid_t> named_pids(const std::vector<std::string>& arguments, pid_t p
         if (auto pid = reclaim::parse_target_pid(argument, pid_max)) pids.push_back(*pid);
     }
     return pids;
+}
+
+// A --pid naming a thread rather than a process is refused before anything is planned:
+// kill(2) with a thread's id signals its whole process, and a pidfd cannot be opened for
+// it, so the plan would either reach more than was named or fail at the signal. The
+// kernel's Tgid says which process a thread belongs to.
+Result<void> refuse_thread_ids(const HostRoots& roots, const std::vector<std::string>& arguments,
+                               pid_t pid_max) {
+    for (pid_t pid : named_pids(arguments, pid_max)) {
+        auto group = read_thread_group(roots, pid);
+        if (group && *group != pid) {
+            return fail(ErrorCategory::invalid_input,
+                        fmt::format("PID {} is a thread of process {}, not a process: name the "
+                                    "process (--pid {})",
+                                    pid, *group, *group));
+        }
+    }
+    return {};
 }
 
 // What the plan is built from. A kill of named PIDs alone reads those processes, their
@@ -112,6 +131,10 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     if (!protected_list) return std::unexpected(protected_list.error());
 
     reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
+    if (auto threads = refuse_thread_ids(config.roots, selectors.pid_arguments, safety.pid_max);
+        !threads) {
+        return std::unexpected(threads.error());
+    }
     auto inputs = plan_inputs(engine, selectors, request.gpu.has_value(), safety.pid_max);
     if (!inputs) return std::unexpected(inputs.error());
     Snapshot& before = inputs->snapshot;
