@@ -157,11 +157,10 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
 
     KillOutcome outcome;
     outcome.plan_id = plan_id(*plan, *first_signal, request.force, request.timeout_seconds);
-    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
-        return fail(ErrorCategory::conflict,
-                    fmt::format("the plan changed since it was shown (plan {}, now {}): its "
-                                "targets are not the same processes; preview it again",
-                                *request.expected_plan_id, outcome.plan_id));
+    if (auto confirmed =
+            confirm_shown(engine, "kill", request.expected_plan_id, outcome.plan_id, actor);
+        !confirmed) {
+        return std::unexpected(confirmed.error());
     }
     AuditTrail trail = start_trail(engine, actor, request.command);
     trail.append_all(audit::plan_records(trail.who(), *plan, trail.now()));
@@ -177,6 +176,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     outcome.dry_run = request.dry_run;
     outcome.preview = outcome.plan.needs_batch_confirmation;
     outcome.audit_problem = trail.problem();
+    if (!request.expected_plan_id) note_shown(engine, "kill", outcome.plan_id, actor);
     if (outcome.plan.aborted()) {
         outcome.code = aborted_plan_exit_code(outcome.plan);
     } else if (outcome.preview && !outcome.dry_run) {

@@ -153,12 +153,12 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
     ResetOutcome outcome;
     outcome.plan = reclaim::build_reset_plan(before, wanted, facts);
     outcome.plan_id = reset_plan_id(outcome.plan);
-    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
-        return fail(ErrorCategory::conflict,
-                    fmt::format("the reset plan changed since it was shown (plan {}, now {}): "
-                                "other GPUs or holders; preview it again",
-                                *request.expected_plan_id, outcome.plan_id));
+    if (auto confirmed =
+            confirm_shown(engine, "reset", request.expected_plan_id, outcome.plan_id, actor);
+        !confirmed) {
+        return std::unexpected(confirmed.error());
     }
+    if (!request.expected_plan_id) note_shown(engine, "reset", outcome.plan_id, actor);
     outcome.dry_run = request.dry_run;
     outcome.timeout_seconds = request.timeout_seconds;
     const reclaim::ResetPlan& plan = outcome.plan;
