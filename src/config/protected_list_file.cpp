@@ -90,7 +90,7 @@ Result<void> read_program(const YamlReader& reader, const YAML::Node& item,
     bool is_path = false;
     std::optional<std::string> user;
     auto read = reader.for_each_key(
-        item, "names entry", {"name", "path", "user"},
+        item, "names", {"name", "path", "user"},
         [&](const std::string& key, const YAML::Node& key_node,
             const YAML::Node& value) -> Result<void> {
             if (key == "user") {

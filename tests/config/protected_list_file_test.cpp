@@ -134,16 +134,16 @@ TEST(ProtectedListFile, ProgramsByPathAndByOwner) {
 
 TEST(ProtectedListFile, AProgramEntryIsCheckedKeyByKey) {
     EXPECT_EQ(error_of("names:\n  - {path: usr/bin/Xorg}\n"),
-              "protected.yaml:2:13: names: path \"usr/bin/Xorg\" is not an absolute path in "
+              "protected.yaml:2:12: names: path \"usr/bin/Xorg\" is not an absolute path in "
               "canonical form (/usr/lib/xorg/Xorg)");
     EXPECT_EQ(error_of("names:\n  - {path: /usr/../tmp/Xorg}\n").substr(0, 20),
-              "protected.yaml:2:13:");
+              "protected.yaml:2:12:");
     EXPECT_EQ(error_of("names:\n  - {name: Xorg, path: /usr/bin/Xorg}\n"),
-              "protected.yaml:2:17: names: an entry has either name or path, not both");
+              "protected.yaml:2:18: names: an entry has either name or path, not both");
     EXPECT_EQ(error_of("names:\n  - {user: root}\n"),
               "protected.yaml:2:5: names: an entry needs a name or a path");
-    EXPECT_EQ(error_of("names:\n  - {name: Xorg, uid: 0}\n").substr(0, 40),
-              "protected.yaml:2:17: unknown key \"uid\" ");
+    EXPECT_EQ(error_of("names:\n  - {name: Xorg, uid: 0}\n").substr(0, 45),
+              "protected.yaml:2:18: names: unknown key \"uid\"");
 }
 
 TEST(ProtectedListFile, SyntaxErrorsCarryTheirPosition) {

@@ -21,6 +21,8 @@
 
 namespace gpukill::testing {
 namespace {
+// Its own names: unity batches join this file with others that have helpers of the same.
+namespace protected_programs {
 
 namespace fs = std::filesystem;
 
@@ -276,5 +278,6 @@ TEST(ProtectedPrograms, TheRuleOnRealProcesses) {
     EXPECT_FALSE(found_as_system_program(unshared.pid()));
 }
 
+}  // namespace protected_programs
 }  // namespace
 }  // namespace gpukill::testing
