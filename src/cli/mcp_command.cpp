@@ -114,13 +114,16 @@ int run_mcp(const GlobalOptions& global, const McpOptions& options) {
     if (!options.http && (options.token_file || !options.allowed_hosts.empty())) {
         return usage_error("--token-file and --allowed-host apply to --http");
     }
-    auto engine = open_engine(global);
-    if (!engine) return engine.error();
-    mcp::Server server(**engine,
-                       mcp::ServerOptions{.allow_actions = options.allow_actions,
-                                          .plan_validity = std::chrono::seconds(static_cast<long>(
-                                              std::lround(options.plan_validity_seconds))),
-                                          .server_version = GPUKILL_VERSION});
+    const auto plan_validity =
+        std::chrono::seconds(static_cast<long>(std::lround(options.plan_validity_seconds)));
+    // A plan the server shows may be confirmed for as long as the server keeps it.
+    engine::EngineConfig config = engine_config(global);
+    config.plan_confirmation_window = plan_validity;
+    auto engine = engine::Engine::open(std::move(config));
+    if (!engine) return report_error(engine.error());
+    mcp::Server server(**engine, mcp::ServerOptions{.allow_actions = options.allow_actions,
+                                                    .plan_validity = plan_validity,
+                                                    .server_version = GPUKILL_VERSION});
     if (options.http) return serve_http(server, options);
     std::fprintf(stderr, "gpukill mcp: serving MCP on stdio%s\n",
                  options.allow_actions ? " (actions allowed)" : " (read-only)");

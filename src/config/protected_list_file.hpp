@@ -1,15 +1,20 @@
 // The protected list from CONFIG_DIR/protected.yaml: processes no path of gpukill may
-// signal (names, users, PIDs). Documented example: docs/examples/protected.yaml.
+// signal (programs, users, PIDs). Documented example: docs/examples/protected.yaml.
 //
-//   names: [Xorg, my-inference-server]   # exact comm or executable basename
+//   names:                               # programs, each protected only where a process
+//     - Xorg                             #   runs it as a system program
+//     - {path: /opt/triton/bin/tritonserver}  # (reclaim/system_program.hpp): a file
+//     - {name: nv-hostengine, user: root}     # name, an exact path, and an account
 //   users: [slurm]                       # exact account names
 //   pids: [1234]                         # positive integers
 //   replace_defaults: false              # true: only this file, without the built-in list
 //
+// A name matches the executable's file name, never comm (any process may set that);
+// with `user`, only that account's processes running it.
 // Loading is strict and all-or-nothing: an unknown or repeated key, a wrong type, an
-// empty name, a name with '/', a PID that is not a positive integer within the kernel's
-// limit, or invalid YAML is one error line "FILE:LINE:COLUMN: what" (1-based), and
-// nothing of the file is applied.
+// empty name, a name with '/', a path that is not absolute and canonical, a PID that is
+// not a positive integer within the kernel's limit, or invalid YAML is one error line
+// "FILE:LINE:COLUMN: what" (1-based), and nothing of the file is applied.
 #pragma once
 
 #include <string>

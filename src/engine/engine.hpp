@@ -60,6 +60,10 @@ struct EngineConfig {
     // Slurm's scontrol, which names a job's account (host/slurm_accounts.hpp). Empty:
     // GPUKILL_SCONTROL from `environment`, else scontrol on `path_env`.
     std::optional<std::string> scontrol;
+    // How long a plan the agent or the MCP server showed may be confirmed by its id, once,
+    // by the actor it was shown to (engine/shown_plans.hpp says why). The MCP server sets
+    // its --plan-validity here.
+    std::chrono::seconds plan_confirmation_window{120};
 };
 
 // This process's user acting through `interface` (the command line, the guard loop, the

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -16,6 +17,7 @@
 #include "engine/audit_trail.hpp"
 #include "engine/engine.hpp"
 #include "engine/history_recorder.hpp"
+#include "engine/shown_plans.hpp"
 #include "host/container_runtime.hpp"
 #include "host/pod_namespaces.hpp"
 #include "host/slurm_accounts.hpp"
@@ -36,6 +38,7 @@ struct Engine::State {
     ContainerImageResolver images;
     PodNamespaces pod_namespaces;
     SlurmAccounts slurm_accounts;
+    ShownPlans shown_plans;
 };
 
 // The scontrol that names Slurm jobs' accounts: EngineConfig::scontrol, else
@@ -64,6 +67,16 @@ AuditTrail start_trail(Engine& engine, const Actor& actor, std::string command,
 // without_driver_session (NVML lets go of the device files for it).
 std::vector<reclaim::ResetAttempt> reset_gpus(Engine& engine, const reclaim::ResetPlan& plan,
                                               const std::optional<std::string>& nvidia_smi);
+
+// A confirmation by plan id (`expected`, none: nothing to confirm) of the plan built now
+// (`built`): the ids must be the same, and through the agent or MCP the plan must have
+// been shown to `actor` within the confirmation window, once (shown_plans.hpp). Else a
+// conflict, nothing done. note_shown records a plan shown to `actor` (agent, MCP only).
+Result<void> confirm_shown(Engine& engine, std::string_view kind,
+                           const std::optional<std::string>& expected, const std::string& built,
+                           const Actor& actor);
+void note_shown(Engine& engine, std::string_view kind, const std::string& plan_id,
+                const Actor& actor);
 
 // Job accounts asked of Slurm, kept per job id (for the guard's projects).
 SlurmAccounts& slurm_accounts_of(Engine& engine);

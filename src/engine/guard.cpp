@@ -232,16 +232,18 @@ void Guard::cycle(std::chrono::system_clock::time_point now, Snapshot snapshot) 
         // The same problem every cycle is said once.
         if (s.notes_said.insert(note).second) s.emit(GuardEventKind::note, "note: " + note);
     }
-    guard::Evaluation evaluation =
-        guard::evaluate(guard::EvaluationInput{.policy = policy,
-                                               .snapshot = snapshot,
-                                               .history = s.history,
-                                               .clock = guard::local_clock(now),
-                                               .state = s.state,
-                                               .reclaim_protected = *protected_list,
-                                               .unix_group_members = groups,
-                                               .rogue_scores = rogue_scores,
-                                               .project_facts = std::move(project_facts)});
+    guard::Evaluation evaluation = guard::evaluate(guard::EvaluationInput{
+        .policy = policy,
+        .snapshot = snapshot,
+        .history = s.history,
+        .clock = guard::local_clock(now),
+        .state = s.state,
+        .reclaim_protected = *protected_list,
+        .unix_group_members = groups,
+        .rogue_scores = rogue_scores,
+        .project_facts = std::move(project_facts),
+        .system_programs =
+            guard::system_programs_for(config.roots, policy, *protected_list, snapshot)});
     s.state = evaluation.state;
     if (auto saved = guard::save_state(config.state_dir, s.state); !saved) {
         s.emit(

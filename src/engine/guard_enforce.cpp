@@ -9,6 +9,7 @@
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -84,6 +85,7 @@ std::vector<EnforcedAction> enforce_due_actions(const EnforceInputs& inputs,
         for (const DueAction& action : due) out.push_back({action, "refused", why});
         return out;
     }
+    reclaim::find_system_programs(roots, snapshot, *table, safety);
     for (Verdict verdict : {Verdict::kill, Verdict::terminate}) {
         std::vector<DueAction> group;
         for (const DueAction& action : due) {

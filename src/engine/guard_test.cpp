@@ -14,6 +14,7 @@
 #include "engine/starter_policy.hpp"
 #include "guard/evaluate.hpp"
 #include "guard/policy_yaml.hpp"
+#include "guard/protection.hpp"
 #include "guard/time_window.hpp"
 #include "guard/unix_groups.hpp"
 #include "model/guard_decision_json.hpp"
@@ -109,6 +110,10 @@ Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& requ
             "rogue rules are not judged on a saved snapshot: their evidence is read from the "
             "live processes");
     }
+    // Protected programs are judged by the files the live processes run: a saved
+    // snapshot's process protected that way only while it still runs (same start time).
+    reclaim::SystemPrograms system_programs =
+        guard::system_programs_for(config.roots, policy, *protected_list, snapshot);
     guard::Evaluation evaluation =
         guard::evaluate(guard::EvaluationInput{.policy = policy,
                                                .snapshot = snapshot,
@@ -118,7 +123,8 @@ Result<GuardTestOutcome> guard_test(Engine& engine, const GuardTestRequest& requ
                                                .reclaim_protected = *protected_list,
                                                .unix_group_members = groups,
                                                .rogue_scores = rogue_scores,
-                                               .project_facts = std::move(project_facts)});
+                                               .project_facts = std::move(project_facts),
+                                               .system_programs = std::move(system_programs)});
     outcome.decisions = std::move(evaluation.decisions);
     outcome.processes_checked = processes_judged(snapshot);
     outcome.evaluated_at_unix_ms = clock.unix_ms();

@@ -13,9 +13,11 @@
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
 #include "engine/plan_selectors.hpp"
+#include "host/proc_reader.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -33,6 +35,24 @@ std::vector<pid_t> named_pids(const std::vector<std::string>& arguments, pid_t p
         if (auto pid = reclaim::parse_target_pid(argument, pid_max)) pids.push_back(*pid);
     }
     return pids;
+}
+
+// A --pid naming a thread rather than a process is refused before anything is planned:
+// kill(2) with a thread's id signals its whole process, and a pidfd cannot be opened for
+// it, so the plan would either reach more than was named or fail at the signal. The
+// kernel's Tgid says which process a thread belongs to.
+Result<void> refuse_thread_ids(const HostRoots& roots, const std::vector<std::string>& arguments,
+                               pid_t pid_max) {
+    for (pid_t pid : named_pids(arguments, pid_max)) {
+        auto group = read_thread_group(roots, pid);
+        if (group && *group != pid) {
+            return fail(ErrorCategory::invalid_input,
+                        fmt::format("PID {} is a thread of process {}, not a process: name the "
+                                    "process (--pid {})",
+                                    pid, *group, *group));
+        }
+    }
+    return {};
 }
 
 // What the plan is built from. A kill of named PIDs alone reads those processes, their
@@ -111,6 +131,10 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     if (!protected_list) return std::unexpected(protected_list.error());
 
     reclaim::SafetyContext safety = reclaim::gather_safety_context(config.roots, *protected_list);
+    if (auto threads = refuse_thread_ids(config.roots, selectors.pid_arguments, safety.pid_max);
+        !threads) {
+        return std::unexpected(threads.error());
+    }
     auto inputs = plan_inputs(engine, selectors, request.gpu.has_value(), safety.pid_max);
     if (!inputs) return std::unexpected(inputs.error());
     Snapshot& before = inputs->snapshot;
@@ -127,16 +151,16 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
                                 "host PID namespace (e.g. hostPID: true) to kill",
                                 config.roots.procfs, config.roots.procfs, getpid()));
     }
+    reclaim::find_system_programs(config.roots, before, *table, safety);
     auto plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!plan) return std::unexpected(as(ErrorCategory::invalid_input, plan.error()));
 
     KillOutcome outcome;
     outcome.plan_id = plan_id(*plan, *first_signal, request.force, request.timeout_seconds);
-    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
-        return fail(ErrorCategory::conflict,
-                    fmt::format("the plan changed since it was shown (plan {}, now {}): its "
-                                "targets are not the same processes; preview it again",
-                                *request.expected_plan_id, outcome.plan_id));
+    if (auto confirmed =
+            confirm_shown(engine, "kill", request.expected_plan_id, outcome.plan_id, actor);
+        !confirmed) {
+        return std::unexpected(confirmed.error());
     }
     AuditTrail trail = start_trail(engine, actor, request.command);
     trail.append_all(audit::plan_records(trail.who(), *plan, trail.now()));
@@ -152,6 +176,7 @@ Result<KillOutcome> plan_kill(Engine& engine, const KillRequest& request, const 
     outcome.dry_run = request.dry_run;
     outcome.preview = outcome.plan.needs_batch_confirmation;
     outcome.audit_problem = trail.problem();
+    if (!request.expected_plan_id) note_shown(engine, "kill", outcome.plan_id, actor);
     if (outcome.plan.aborted()) {
         outcome.code = aborted_plan_exit_code(outcome.plan);
     } else if (outcome.preview && !outcome.dry_run) {

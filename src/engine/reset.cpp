@@ -20,6 +20,7 @@
 #include "reclaim/reset_facts.hpp"
 #include "reclaim/safety_context.hpp"
 #include "reclaim/select.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -77,6 +78,7 @@ Result<reclaim::KillPlan> reclaim_plan_for(const reclaim::ResetPlan& plan, const
     for (const reclaim::ResetHolder& holder : plan.holders) {
         selectors.pid_arguments.push_back(std::to_string(holder.pid));
     }
+    reclaim::find_system_programs(roots, before, *table, safety);
     auto kill_plan = reclaim::build_kill_plan(before, *table, selectors, safety);
     if (!kill_plan) return std::unexpected(as(ErrorCategory::internal, kill_plan.error()));
     for (reclaim::PlannedTarget& target : kill_plan->targets) {
@@ -151,12 +153,12 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
     ResetOutcome outcome;
     outcome.plan = reclaim::build_reset_plan(before, wanted, facts);
     outcome.plan_id = reset_plan_id(outcome.plan);
-    if (request.expected_plan_id && *request.expected_plan_id != outcome.plan_id) {
-        return fail(ErrorCategory::conflict,
-                    fmt::format("the reset plan changed since it was shown (plan {}, now {}): "
-                                "other GPUs or holders; preview it again",
-                                *request.expected_plan_id, outcome.plan_id));
+    if (auto confirmed =
+            confirm_shown(engine, "reset", request.expected_plan_id, outcome.plan_id, actor);
+        !confirmed) {
+        return std::unexpected(confirmed.error());
     }
+    if (!request.expected_plan_id) note_shown(engine, "reset", outcome.plan_id, actor);
     outcome.dry_run = request.dry_run;
     outcome.timeout_seconds = request.timeout_seconds;
     const reclaim::ResetPlan& plan = outcome.plan;

@@ -7,6 +7,7 @@
 #include "guard/rules.hpp"
 #include "model/quoted_text.hpp"
 #include "reclaim/safety_check.hpp"
+#include "reclaim/system_program.hpp"
 
 namespace gpukill::guard {
 namespace {
@@ -22,8 +23,13 @@ std::optional<std::string> protection(const EvaluationInput& input, const Proces
     if (!info.user.empty() && set.users.contains(info.user)) {
         return fmt::format("protected user {} (policy)", info.user);
     }
-    if (rules::executable_listed(info, set.executables)) return "protected executable (policy)";
-    if (reclaim::is_protected(info, input.reclaim_protected)) {
+    // A program protects only where the process runs it as a system program: its name and
+    // command line are its user's to choose (reclaim/system_program.hpp).
+    const bool system_program = input.system_programs.contains({info.pid, info.start_time_ticks});
+    if (system_program && reclaim::executable_named(info, set.executables)) {
+        return "protected executable (policy)";
+    }
+    if (reclaim::is_protected(info, input.reclaim_protected, input.system_programs)) {
         return "on gpukill's protected list (built-in or protected.yaml)";
     }
     return std::nullopt;

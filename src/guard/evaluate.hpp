@@ -67,6 +67,10 @@ struct EvaluationInput {
     // By process, for the policy's projects; a process without an entry has no facts
     // beyond its user and cgroup.
     std::map<IdentityKey, ProjectFacts> project_facts = {};
+    // The processes that run a system program (reclaim/system_program.hpp), read for those
+    // a protected program names (system_programs_for): only these are protected by
+    // program, whether by gpukill's list or by the policy's protected executables.
+    reclaim::SystemPrograms system_programs = {};
 };
 
 struct Evaluation {

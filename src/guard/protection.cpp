@@ -1,5 +1,7 @@
 #include "guard/protection.hpp"
 
+#include "reclaim/system_program.hpp"
+
 namespace gpukill::guard {
 
 reclaim::ProtectedList protection_for_actions(const Policy& policy,
@@ -15,6 +17,17 @@ reclaim::ProtectedList protection_for_actions(const Policy& policy,
         }
     }
     return gpukill_protected;
+}
+
+reclaim::SystemPrograms system_programs_for(const HostRoots& roots, const Policy& policy,
+                                            const reclaim::ProtectedList& gpukill_protected,
+                                            const Snapshot& snapshot) {
+    std::vector<const ProcessInfo*> processes;
+    processes.reserve(snapshot.processes.size());
+    for (const SnapshotProcess& process : snapshot.processes) processes.push_back(&process.info);
+    return reclaim::find_system_programs(
+        roots, processes,
+        reclaim::program_entries(protection_for_actions(policy, gpukill_protected)));
 }
 
 }  // namespace gpukill::guard

@@ -6,13 +6,23 @@
 #pragma once
 
 #include "model/guard_policy.hpp"
+#include "model/host_roots.hpp"
+#include "model/snapshot.hpp"
 #include "reclaim/select.hpp"
 
 namespace gpukill::guard {
 
-// Policy executables holding '/' are exact paths; the others are names (comm or
-// executable basename), as rules::executable_listed reads them.
+// Policy executables holding '/' are exact paths; the others are the executable's file
+// name. Either protects only a process that runs a system program
+// (reclaim/system_program.hpp).
 reclaim::ProtectedList protection_for_actions(const Policy& policy,
                                               reclaim::ProtectedList gpukill_protected);
+
+// The processes of `snapshot` that a program of gpukill's list or of the policy's
+// protected executables names and that run a system program: EvaluationInput's
+// system_programs. Reads procfs for those few processes alone.
+reclaim::SystemPrograms system_programs_for(const HostRoots& roots, const Policy& policy,
+                                            const reclaim::ProtectedList& gpukill_protected,
+                                            const Snapshot& snapshot);
 
 }  // namespace gpukill::guard

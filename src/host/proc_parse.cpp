@@ -171,6 +171,8 @@ ProcStatus parse_proc_status(std::string_view text) {
             });
         } else if (key == "PPid") {
             status.ppid = parse_pid(text::trim(value));
+        } else if (key == "Tgid") {
+            status.tgid = parse_pid(text::trim(value));
         } else if (key == "NSpid") {
             std::vector<pid_t> pids;
             bool ok = true;

@@ -35,7 +35,9 @@ struct ProcStatus {
     std::optional<uid_t> real_uid;       // first number of "Uid:"
     std::optional<uid_t> effective_uid;  // second number of "Uid:"
     std::optional<pid_t> ppid;
-    std::vector<pid_t> nspid;  // "NSpid:" (host PID first); empty on old kernels
+    std::optional<pid_t> tgid;  // "Tgid:": the process a thread belongs to (its own PID for
+                                // a process's main thread)
+    std::vector<pid_t> nspid;   // "NSpid:" (host PID first); empty on old kernels
 };
 ProcStatus parse_proc_status(std::string_view text);
 

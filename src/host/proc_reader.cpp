@@ -119,6 +119,15 @@ Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid) {
     return info;
 }
 
+Result<pid_t> read_thread_group(const HostRoots& roots, pid_t pid) {
+    const std::string path = pid_dir(roots, pid) + "/status";
+    auto text = read_text_file(path);
+    if (!text) return std::unexpected(text.error());
+    auto tgid = parse_proc_status(*text).tgid;
+    if (!tgid) return fail(path + ": no Tgid line");
+    return *tgid;
+}
+
 void apply_process_stat(const ProcStat& stat, ProcessInfo& info) {
     info.pid = stat.pid;
     info.ppid = stat.ppid;

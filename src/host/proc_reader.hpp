@@ -24,6 +24,11 @@ Result<std::vector<pid_t>> list_pids(const HostRoots& roots);
 // uid is the real uid; user is user_name(uid), "" when uid is unknown.
 Result<ProcessInfo> read_process(const HostRoots& roots, pid_t pid);
 
+// The process `pid` belongs to (Tgid in PROCFS/PID/status): `pid` itself for a process,
+// another PID when `pid` is one of its threads (the kernel lets a thread's id be looked up
+// as PROCFS/TID although no listing shows it). Fails when it cannot be read.
+Result<pid_t> read_thread_group(const HostRoots& roots, pid_t pid);
+
 // Start time alone (field 22), the cheap identity check.
 Result<std::uint64_t> read_start_time(const HostRoots& roots, pid_t pid);
 

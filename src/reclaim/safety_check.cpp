@@ -2,20 +2,19 @@
 
 #include <string>
 
+#include "reclaim/system_program.hpp"
+
 namespace gpukill::reclaim {
 namespace {
 
-constexpr std::size_t kCommLength = 15;  // TASK_COMM_LEN - 1
-
-std::string basename_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-bool name_listed(const ProcessInfo& info, const ProtectedList& list) {
-    for (const std::string& name : list.names) {
-        if (!info.comm.empty() && info.comm == name.substr(0, kCommLength)) return true;
-        if (info.exe && basename_of(*info.exe) == name) return true;
+bool program_listed(const ProcessInfo& info, const ProtectedList& list) {
+    if (executable_named(info, list.names) || executable_named(info, list.executable_paths)) {
+        return true;
+    }
+    for (const auto& [program, users] : list.owned_programs) {
+        if (!info.user.empty() && users.contains(info.user) && executable_named(info, {program})) {
+            return true;
+        }
     }
     return false;
 }
@@ -27,11 +26,12 @@ std::string owner_text(const ProcessInfo& info) {
 
 }  // namespace
 
-bool is_protected(const ProcessInfo& info, const ProtectedList& list) {
+bool is_protected(const ProcessInfo& info, const ProtectedList& list,
+                  const SystemPrograms& system_programs) {
     if (list.pids.contains(info.pid)) return true;
     if (!info.user.empty() && list.users.contains(info.user)) return true;
-    if (info.exe && list.executable_paths.contains(*info.exe)) return true;
-    return name_listed(info, list);
+    if (!system_programs.contains({info.pid, info.start_time_ticks})) return false;
+    return program_listed(info, list);
 }
 
 std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext& safety,
@@ -65,7 +65,7 @@ std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext
         return refuse(RefusalKind::kernel_thread,
                       "PID " + pid + " (" + info.comm + ") is a kernel thread");
     }
-    if (is_protected(info, safety.protected_list)) {
+    if (is_protected(info, safety.protected_list, safety.system_programs)) {
         return refuse(RefusalKind::protected_process,
                       "PID " + pid + " (" + info.comm + ") is on the protected list");
     }

@@ -17,9 +17,11 @@ namespace gpukill::reclaim {
 std::optional<Refusal> check_safety(const ProcessInfo& info, const SafetyContext& safety,
                                     bool explicitly_named);
 
-// Whether the process is on the list, by PID, exact user name, exact comm or exact
-// executable basename. comm is cut by the kernel to 15 characters, so a listed name
-// longer than that matches a comm equal to its first 15 ("nvidia-persiste").
-bool is_protected(const ProcessInfo& info, const ProtectedList& list);
+// Whether the process is on the list: by PID, by its owner's exact user name, or by
+// program (a name as the executable's file name, a path as its exact path, an owned
+// program only for its accounts), the last only when `system_programs` holds it
+// (system_program.hpp). comm is never read: any process may set it.
+bool is_protected(const ProcessInfo& info, const ProtectedList& list,
+                  const SystemPrograms& system_programs);
 
 }  // namespace gpukill::reclaim

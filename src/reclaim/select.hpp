@@ -5,10 +5,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/kill_plan.hpp"
@@ -56,12 +58,21 @@ struct Selectors {
     bool has_match_selector() const;
 };
 
+// What gpukill never signals. A program (a name or a path) is protected only where the
+// process runs a system program (system_program.hpp): its name and command line are the
+// user's to choose, the executable's file and its owner are not.
 struct ProtectedList {
-    std::set<std::string> names;             // exact comm or executable basename
-    std::set<std::string> executable_paths;  // exact /proc/PID/exe target
-    std::set<std::string> users;             // exact user names
+    std::set<std::string> names;             // exact executable file name, any owner
+    std::set<std::string> executable_paths;  // exact /proc/PID/exe target, any owner
+    // A program (name or path) protected only while one of these accounts runs it.
+    std::map<std::string, std::set<std::string>> owned_programs;
+    std::set<std::string> users;  // exact user names
     std::set<pid_t> pids;
 };
+
+// Processes (PID, start time) that run a system program (system_program.hpp): the only
+// ones a protected name or path can match.
+using SystemPrograms = std::set<std::pair<pid_t, std::uint64_t>>;
 
 // Daemons that hold GPUs for everyone: display servers and the GPU stack's own
 // services. Used when no protected list is configured.
@@ -77,6 +88,9 @@ struct SafetyContext {
     bool can_signal_any_user = false;  // root or CAP_KILL
     pid_t pid_max = 4194304;
     ProtectedList protected_list;
+    // Which processes run a system program, read for those the list names
+    // (find_system_programs); a named program matches no other.
+    SystemPrograms system_programs;
     // gpukill's own process group (0: unknown): --group never expands into it, since its
     // other members are gpukill's pipeline (`gpukill kill ... | tee log`).
     pid_t self_pgid = 0;

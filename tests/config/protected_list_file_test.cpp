@@ -81,9 +81,9 @@ TEST(ProtectedListFile, WrongTypesAreErrorsWithTheirPosition) {
     EXPECT_EQ(error_of("users:\n  - [a, b]\n"),
               "protected.yaml:2:5: users: each entry must be a non-empty user name");
     EXPECT_EQ(error_of("names: [\"\"]\n"),
-              "protected.yaml:1:9: names: each entry must be a non-empty process name");
+              "protected.yaml:1:9: names: each entry must be a non-empty program name");
     EXPECT_EQ(error_of("names: [~]\n"),
-              "protected.yaml:1:9: names: each entry must be a non-empty process name");
+              "protected.yaml:1:9: names: each entry must be a non-empty program name");
     EXPECT_EQ(error_of("replace_defaults: yes\n"),
               "protected.yaml:1:19: replace_defaults must be true or false, not \"yes\"");
     EXPECT_EQ(error_of("replace_defaults: \"true\"\n"),
@@ -111,7 +111,39 @@ TEST(ProtectedListFile, PidsMustBePositiveIntegersWithinTheKernelLimit) {
 TEST(ProtectedListFile, APathIsNotAName) {
     EXPECT_EQ(error_of("names: [/usr/bin/Xorg]\n"),
               "protected.yaml:1:9: names: \"/usr/bin/Xorg\" is a path; a name is matched against "
-              "the process name and the executable's basename (e.g. \"Xorg\")");
+              "the executable's file name (e.g. \"Xorg\"), a path is written as {path: "
+              "\"/usr/bin/Xorg\"}");
+}
+
+// A program may be named by its exact path and be protected for one account only.
+TEST(ProtectedListFile, ProgramsByPathAndByOwner) {
+    auto list = parse(R"(names:
+  - tritonserver
+  - {path: /opt/triton/bin/tritonserver}
+  - {name: nv-hostengine, user: root}
+  - {path: /usr/bin/nv-hostengine, user: dcgm}
+  - {name: nv-hostengine, user: nvidia}
+)");
+    ASSERT_TRUE(list) << list.error().what;
+    EXPECT_TRUE(list->names.contains("tritonserver"));
+    EXPECT_FALSE(list->names.contains("nv-hostengine"));
+    EXPECT_EQ(list->executable_paths, std::set<std::string>{"/opt/triton/bin/tritonserver"});
+    EXPECT_EQ(list->owned_programs.at("nv-hostengine"), (std::set<std::string>{"nvidia", "root"}));
+    EXPECT_EQ(list->owned_programs.at("/usr/bin/nv-hostengine"), std::set<std::string>{"dcgm"});
+}
+
+TEST(ProtectedListFile, AProgramEntryIsCheckedKeyByKey) {
+    EXPECT_EQ(error_of("names:\n  - {path: usr/bin/Xorg}\n"),
+              "protected.yaml:2:12: names: path \"usr/bin/Xorg\" is not an absolute path in "
+              "canonical form (/usr/lib/xorg/Xorg)");
+    EXPECT_EQ(error_of("names:\n  - {path: /usr/../tmp/Xorg}\n").substr(0, 20),
+              "protected.yaml:2:12:");
+    EXPECT_EQ(error_of("names:\n  - {name: Xorg, path: /usr/bin/Xorg}\n"),
+              "protected.yaml:2:18: names: an entry has either name or path, not both");
+    EXPECT_EQ(error_of("names:\n  - {user: root}\n"),
+              "protected.yaml:2:5: names: an entry needs a name or a path");
+    EXPECT_EQ(error_of("names:\n  - {name: Xorg, uid: 0}\n").substr(0, 45),
+              "protected.yaml:2:18: names: unknown key \"uid\"");
 }
 
 TEST(ProtectedListFile, SyntaxErrorsCarryTheirPosition) {

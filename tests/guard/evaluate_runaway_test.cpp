@@ -188,6 +188,7 @@ protected:
     world.rogue_scores[{10, 10}] = RogueScore{99, ""};
     world.rogue_scores[{11, 11}] = RogueScore{99, ""};
     world.rogue_scores[{77, 77}] = RogueScore{99, ""};
+    world.system_programs = {{11, 11}, {88, 88}};  // root's files, as read from procfs
     std::vector<Decision> last;
     for (int step = 0; step <= 4; ++step) {
         const std::int64_t at = kMonday + step * kMinute / 2;
@@ -214,6 +215,7 @@ protected:
                                           .user = "carl",
                                           .comm = "Xorg",
                                           .memory = {{0, GiB}},
+                                          .exe = "/usr/lib/xorg/Xorg",
                                           .orphaned = true,
                                           .utilization = 100})
                                 .build();

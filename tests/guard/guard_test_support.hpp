@@ -103,6 +103,9 @@ struct World {
     std::map<std::string, std::set<std::string>> unix_groups;
     std::map<IdentityKey, RogueScore> rogue_scores;
     std::map<IdentityKey, ProjectFacts> project_facts;
+    // The processes that run a system program (their identities): only these does a
+    // protected program match.
+    reclaim::SystemPrograms system_programs;
 
     // Evaluates, keeps the returned state for the next call and adds the snapshot to
     // the history, as guard run does.
@@ -115,7 +118,8 @@ struct World {
                                                          .reclaim_protected = reclaim_protected,
                                                          .unix_group_members = unix_groups,
                                                          .rogue_scores = rogue_scores,
-                                                         .project_facts = project_facts});
+                                                         .project_facts = project_facts,
+                                                         .system_programs = system_programs});
         state = evaluation.state;
         history.add_snapshot(snapshot);
         return evaluation.decisions;

@@ -18,21 +18,28 @@ TEST(GuardProtection, ThePolicysProtectedSectionJoinsGpukillsList) {
 
     ProcessInfo worker;
     worker.pid = 4242;
+    worker.start_time_ticks = 9;
     worker.comm = "python";
-    EXPECT_TRUE(reclaim::is_protected(worker, joined));
+    // The worker runs root's files (find_system_programs said so).
+    const reclaim::SystemPrograms system = {{4243, 9}};
+    EXPECT_TRUE(reclaim::is_protected(worker, joined, {}));
     worker.pid = 4243;
-    EXPECT_FALSE(reclaim::is_protected(worker, joined));
+    EXPECT_FALSE(reclaim::is_protected(worker, joined, system));
     worker.user = "nobody";
-    EXPECT_TRUE(reclaim::is_protected(worker, joined));
+    EXPECT_TRUE(reclaim::is_protected(worker, joined, {}));
     worker.user = "alice";
     worker.exe = "/opt/serve/bin/server";
-    EXPECT_TRUE(reclaim::is_protected(worker, joined));
+    EXPECT_TRUE(reclaim::is_protected(worker, joined, system));
+    EXPECT_FALSE(reclaim::is_protected(worker, joined, {})) << "a program needs root's files";
     worker.exe = "/opt/other/bin/server";  // a path entry is the exact path, not the name
-    EXPECT_FALSE(reclaim::is_protected(worker, joined));
-    worker.comm = "tritonserver";
-    EXPECT_TRUE(reclaim::is_protected(worker, joined));
-    worker.comm = "Xorg";
-    EXPECT_TRUE(reclaim::is_protected(worker, joined));
+    EXPECT_FALSE(reclaim::is_protected(worker, joined, system));
+    worker.comm = "tritonserver";  // comm is the process's to set: never read
+    EXPECT_FALSE(reclaim::is_protected(worker, joined, system));
+    worker.exe = "/opt/triton/bin/tritonserver";
+    EXPECT_TRUE(reclaim::is_protected(worker, joined, system));
+    worker.exe = "/usr/lib/xorg/Xorg";
+    EXPECT_TRUE(reclaim::is_protected(worker, joined, system));
+    EXPECT_FALSE(reclaim::is_protected(worker, joined, {}));
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ namespace {
 
 constexpr std::uint64_t GiB = 1ULL << 30;
 
+Actor local_actor_for_tests() {
+    return Actor{.interface = Interface::cli, .name = "tester", .remote = std::nullopt};
+}
+
 engine::KillRequest kill_pid(pid_t pid) {
     engine::KillRequest request;
     request.pids = {std::to_string(pid)};
@@ -110,6 +114,58 @@ std::optional<Workload> start_under_pid(SimulatedHost& host, pid_t pid,
         if (started.pid() == pid) return started;
     }
     return std::nullopt;
+}
+
+// Plan ids are content identities, the same through every door and process, so anyone
+// can compute one. Through the agent and MCP an id confirms only a plan this engine
+// showed to the same actor, within the window, once (issue 29: "plan ids are
+// deterministic and replayable"). The command line keeps the content check alone: the
+// fleet plans over SSH in one gpukill process and acts in another.
+TEST(EngineKill, ThroughTheAgentAnIdConfirmsOnlyAPlanShownToTheSameCallerLatelyAndOnce) {
+    SimulatedHost host;
+    Workload job = host.run({"--gpu", "0", "--mem", "1G"});
+    engine::EngineConfig config = engine_config_for(host);
+    auto now = std::chrono::system_clock::now();
+    config.clock = [&now] { return now; };
+    config.plan_confirmation_window = std::chrono::seconds(120);
+    auto opened = engine::Engine::open(std::move(config));
+    ASSERT_TRUE(opened) << opened.error().what;
+    engine::Engine& engine = **opened;
+    const Actor ops{.interface = Interface::agent, .name = "ops", .remote = "127.0.0.1:41000"};
+    const Actor other{.interface = Interface::agent, .name = "other", .remote = "127.0.0.1:41001"};
+    engine::KillRequest preview = kill_pid(job.pid());
+    preview.dry_run = true;
+    engine::KillRequest confirm = kill_pid(job.pid());
+    confirm.dry_run = true;  // the checks come first; nothing here needs a signal
+
+    // The id the command line computes for the same plan, never shown through the agent.
+    auto computed = engine::plan_kill(engine, preview, local_actor_for_tests());
+    ASSERT_TRUE(computed) << computed.error().what;
+    confirm.expected_plan_id = computed->plan_id;
+    auto unshown = engine::kill(engine, confirm, ops);
+    ASSERT_FALSE(unshown);
+    EXPECT_EQ(unshown.error().category, ErrorCategory::conflict);
+    EXPECT_NE(unshown.error().what.find("was not shown to ops"), std::string::npos)
+        << unshown.error().what;
+
+    // Shown to ops: ops confirms it once; another token cannot, nor can ops twice.
+    auto shown = engine::plan_kill(engine, preview, ops);
+    ASSERT_TRUE(shown) << shown.error().what;
+    EXPECT_EQ(shown->plan_id, computed->plan_id) << "the same plan has the same id";
+    EXPECT_FALSE(engine::kill(engine, confirm, other));
+    EXPECT_TRUE(engine::kill(engine, confirm, ops));
+    EXPECT_FALSE(engine::kill(engine, confirm, ops)) << "a confirmation is used once";
+
+    // Older than the window: refused.
+    ASSERT_TRUE(engine::plan_kill(engine, preview, ops));
+    now += std::chrono::seconds(121);
+    auto late = engine::kill(engine, confirm, ops);
+    ASSERT_FALSE(late);
+    EXPECT_EQ(late.error().category, ErrorCategory::conflict);
+
+    // The command line (and the fleet over SSH) confirms by content alone.
+    EXPECT_TRUE(engine::kill(engine, confirm, local_actor_for_tests()));
+    EXPECT_TRUE(process_alive(job.pid()));
 }
 
 TEST(EngineKill, APlanIsNeverCarriedOutOnAProcessThatReplacedItsTarget) {

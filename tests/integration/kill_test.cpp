@@ -1,7 +1,10 @@
 // `gpukill kill` against real gpusim workloads: who is alive afterwards, what
 // memory came back, what the JSON and the audit log say.
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "support.hpp"
 
@@ -162,13 +166,82 @@ TEST(Kill, EveryRefusedPidFormExitsThreeAndSignalsNothing) {
     EXPECT_TRUE(process_alive(bystander.pid()));
 }
 
+// A process of the test's own with a second thread, whose id it reports on a pipe: the
+// kernel lets that id be looked up as /proc/TID although no listing shows it.
+class ThreadedProcess {
+  public:
+    ThreadedProcess() {
+        int fds[2];
+        if (pipe(fds) != 0) throw std::runtime_error("pipe");
+        pid_ = fork();
+        if (pid_ == 0) {
+            close(fds[0]);
+            std::thread([fd = fds[1]] {
+                const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+                (void)!write(fd, &tid, sizeof tid);
+                close(fd);
+                for (;;) pause();
+            }).detach();
+            for (;;) pause();
+        }
+        close(fds[1]);
+        pollfd ready{fds[0], POLLIN, 0};
+        if (pid_ < 0 || poll(&ready, 1, 10000) != 1 ||
+            read(fds[0], &thread_, sizeof thread_) != sizeof thread_) {
+            close(fds[0]);
+            throw std::runtime_error("the threaded process did not start");
+        }
+        close(fds[0]);
+    }
+    ~ThreadedProcess() {
+        if (pid_ > 0) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    ThreadedProcess(const ThreadedProcess&) = delete;
+    ThreadedProcess& operator=(const ThreadedProcess&) = delete;
+    pid_t pid() const { return pid_; }
+    pid_t thread() const { return thread_; }
+
+  private:
+    pid_t pid_ = -1;
+    pid_t thread_ = -1;
+};
+
+// Signals and pidfds address processes: a thread's id is refused up front with one line
+// that names its process, before anything is planned or recorded.
+TEST(Kill, AThreadIdIsRefusedAndItsProcessNamed) {
+    SimulatedHost host;
+    ThreadedProcess process;
+    ASSERT_NE(process.thread(), process.pid());
+    const std::string tid = std::to_string(process.thread());
+    for (bool dry_run : {true, false}) {
+        std::vector<std::string> args = {"kill", "--pid", tid, "--any-process"};
+        if (dry_run) args.push_back("--dry-run");
+        CommandResult r = host.gpukill(args);
+        EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+        EXPECT_EQ(r.err, "gpukill: PID " + tid + " is a thread of process " +
+                             std::to_string(process.pid()) +
+                             ", not a process: name the process "
+                             "(--pid " +
+                             std::to_string(process.pid()) + ")\n");
+        EXPECT_TRUE(process_alive(process.pid()));
+    }
+    // Its process itself is planned as any other.
+    CommandResult own = host.gpukill(
+        {"kill", "--pid", std::to_string(process.pid()), "--any-process", "--dry-run"});
+    EXPECT_EQ(own.exit_code, 0) << own.out << own.err;
+}
+
+// (Protection by program, which needs root's files: protected_program_test.cpp.)
 TEST(Kill, AProtectedProcessIsNeverSignalled) {
     SimulatedHost host;
     std::string config = host.root() + "/../config";
     std::filesystem::create_directories(config);
-    std::ofstream(config + "/protected.yaml") << "names: [inference-srv]\n";
     Workload server = host.run({"--gpu", "0", "--mem", "1G", "--name", "inference-srv"});
     Workload job = host.run({"--gpu", "0", "--mem", "1G"});
+    std::ofstream(config + "/protected.yaml") << "pids: [" << server.pid() << "]\n";
     std::map<std::string, std::string> env = {{"GPUKILL_CONFIG_DIR", config}};
 
     KillRun named = kill_json(host, {"--pid", std::to_string(server.pid()), "--force"}, env);

@@ -293,9 +293,14 @@ Workload SimulatedHost::run_program(const std::string& program,
 
 Workload SimulatedHost::run_via(const std::vector<std::string>& launcher,
                                 const std::vector<std::string>& args) {
+    return run_program_via(launcher, GPUSIM_BIN, args);
+}
+
+Workload SimulatedHost::run_program_via(const std::vector<std::string>& launcher,
+                                        const std::string& program,
+                                        const std::vector<std::string>& args) {
     std::vector<std::string> argv = launcher;
-    for (const std::string& word :
-         {std::string(GPUSIM_BIN), std::string("run"), std::string("--root"), root_}) {
+    for (const std::string& word : {program, std::string("run"), std::string("--root"), root_}) {
         argv.push_back(word);
     }
     argv.insert(argv.end(), args.begin(), args.end());

@@ -98,6 +98,9 @@ class SimulatedHost {
     // (setpriv --reuid=U ..., env NAME=VALUE ...): gpusim keeps the PID it starts with.
     Workload run_via(const std::vector<std::string>& launcher,
                      const std::vector<std::string>& args);
+    // The same with `program`, a copy of gpusim, in place of gpusim.
+    Workload run_program_via(const std::vector<std::string>& launcher, const std::string& program,
+                             const std::vector<std::string>& args);
     void leak(unsigned gpu, const std::string& size);
     // gpusim observe --root ROOT <args>: a monitoring client holding the GPUs' device
     // files as NVML does (nvidia-persistenced, DCGM), waiting for its ready line.

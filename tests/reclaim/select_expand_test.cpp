@@ -166,6 +166,7 @@ TEST(ReclaimSelectExpand, ProtectedWorkersAreRefusedHoweverTheyWereAdded) {
         if (way == 0) safety.protected_list.pids.insert(202);
         if (way == 1) safety.protected_list.users.insert("svc");
         if (way == 2) safety.protected_list.executable_paths.insert("/usr/bin/pt_data_worker");
+        safety.system_programs.insert({202, host.info(202).start_time_ticks});
         Selectors s = named({"200"});
         s.tree = true;
         auto plan = build_kill_plan(host.snapshot(), host.table(), s, safety);

@@ -106,22 +106,69 @@ TEST(ReclaimSelectSafety, KernelThreadIsRefused) {
     EXPECT_EQ(only_refusal(plan_for(host, named({"2"}))).kind, RefusalKind::kernel_thread);
 }
 
-TEST(ReclaimSelectSafety, ProtectedByCommExeUserOrPid) {
+// The identity of `pid` in `host`, as find_system_programs gives it for a process whose
+// files are all root's.
+std::pair<pid_t, std::uint64_t> system_program(FakeHost& host, pid_t pid) {
+    return {pid, host.info(pid).start_time_ticks};
+}
+
+TEST(ReclaimSelectSafety, ProtectedByProgramUserOrPid) {
     FakeHost host;
     host.add(500, 1, "Xorg");
     ProcessInfo& renamed = host.add(501, 1, "X-renamed");
     renamed.exe = "/usr/bin/nv-hostengine";
-    host.add(502, 1, "nvidia-persiste");  // comm cut to 15 characters by the kernel
+    host.add(502, 1, "nvidia-persiste").exe = "/usr/bin/nvidia-persistenced";
     host.add(503, 1, "worker", 1000, "svc-monitor");
     host.add(504, 1, "worker");
+    host.add(505, 1, "tritonserver").exe = "/opt/tritonserver/bin/tritonserver";
     SafetyContext safety = test_safety();
     safety.protected_list.users.insert("svc-monitor");
     safety.protected_list.pids.insert(504);
-    for (const char* pid : {"500", "501", "502", "503", "504"}) {
+    safety.protected_list.executable_paths.insert("/opt/tritonserver/bin/tritonserver");
+    for (pid_t pid : {500, 501, 502, 505}) safety.system_programs.insert(system_program(host, pid));
+    for (const char* pid : {"500", "501", "502", "503", "504", "505"}) {
         EXPECT_EQ(only_refusal(plan_for(host, named({pid}), safety)).kind,
                   RefusalKind::protected_process)
             << pid;
     }
+}
+
+// A program protects only a process that runs it as a system program: the same names and
+// paths, run from files a user could have placed, are plain processes (issue 29, item 11).
+TEST(ReclaimSelectSafety, AProtectedProgramFromAUsersFileIsNotProtected) {
+    FakeHost host;
+    host.add(500, 1, "Xorg");                                       // /usr/bin/Xorg, unproven
+    host.add(501, 1, "Xorg").exe = "/tmp/job/gpusim";               // only comm says Xorg
+    host.add(502, 1, "gpusim").exe = "/usr/bin/Xorg";               // unproven, named by path
+    host.add(503, 1, "worker").exe = "/usr/lib/xorg/Xorg-wrapper";  // a different file name
+    SafetyContext safety = test_safety();
+    safety.protected_list.executable_paths.insert("/usr/bin/Xorg");
+    // 501 and 503 run system programs, but not ones the list names.
+    for (pid_t pid : {501, 503}) safety.system_programs.insert(system_program(host, pid));
+    EXPECT_EQ(plan_for(host, named({"500", "501", "502", "503"}), safety).targets.size(), 4U);
+    EXPECT_TRUE(plan_for(host, named({"500", "501", "502", "503"}), safety).refusals.empty());
+
+    // A system program seen as another process (the PID reused since) is not this one.
+    SafetyContext stale = test_safety();
+    stale.system_programs.insert({500, host.info(500).start_time_ticks + 1});
+    EXPECT_TRUE(plan_for(host, named({"500"}), stale).refusals.empty());
+}
+
+// An entry with an owner protects the program only for that account.
+TEST(ReclaimSelectSafety, AnOwnedProgramIsProtectedOnlyForItsAccount) {
+    FakeHost host;
+    host.add(600, 1, "nv-hostengine", 0, "root");
+    host.add(601, reclaim_test::kShell, "nv-hostengine");  // alice runs the same binary
+    SafetyContext safety = test_safety();
+    safety.can_signal_any_user = true;
+    safety.protected_list = {};
+    safety.protected_list.owned_programs["nv-hostengine"] = {"root"};
+    for (pid_t pid : {600, 601}) safety.system_programs.insert(system_program(host, pid));
+    EXPECT_EQ(only_refusal(plan_for(host, named({"600"}), safety)).kind,
+              RefusalKind::protected_process);
+    const KillPlan alices = plan_for(host, named({"601"}), safety);
+    EXPECT_TRUE(alices.refusals.empty());
+    EXPECT_EQ(alices.targets.size(), 1U);
 }
 
 TEST(ReclaimSelectSafety, ProtectedNamesMatchExactlyNotBySubstring) {
@@ -175,7 +222,9 @@ TEST(ReclaimSelectSafety, MatchedRefusalsAreSkippedNotFatal) {
     Selectors selectors;
     selectors.gpu = 0;
     selectors.batch = true;
-    const KillPlan plan = plan_for(host, selectors);
+    SafetyContext safety = test_safety();
+    safety.system_programs.insert(system_program(host, 500));
+    const KillPlan plan = plan_for(host, selectors, safety);
     ASSERT_EQ(plan.targets.size(), 1U);
     EXPECT_EQ(plan.targets[0].identity.pid, 4242);
     EXPECT_EQ(plan.targets[0].reason, TargetReason::selector_match);
