@@ -214,6 +214,17 @@ std::shared_ptr<const std::string> AgentCore::metrics(bool openmetrics) const {
     return openmetrics ? openmetrics_ : text_;
 }
 
+engine::KillOutcome AgentCore::execute_kill(const engine::KillOutcome& planned,
+                                            const Actor& actor) {
+    // engine_ is set once, in the constructor: reading the pointer needs no lock; what it
+    // points to is reached only through engine_access.
+    return engine::execute_kill(*engine_, planned, actor,
+                                {.engine_access = [this](const std::function<void()>& work) {
+                                    std::lock_guard lock(engine_mutex_);
+                                    work();
+                                }});
+}
+
 void AgentCore::count_kill(const engine::KillOutcome& outcome) {
     std::lock_guard lock(state_mutex_);
     if (outcome.results) counters_.processes_ended["agent"] += processes_ended(*outcome.results);

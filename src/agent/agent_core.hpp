@@ -1,6 +1,7 @@
 // What the agent's sampling loop and its HTTP workers share: the one Engine (not
-// thread-safe, so every call goes through with_engine, one at a time), the guard running
-// on it, the counters, the recent guard events, and the last sample's /metrics text.
+// thread-safe, so every call goes through with_engine, one at a time; a kill's waits are
+// the exception, run outside the lock by execute_kill), the guard running on it, the
+// counters, the recent guard events, and the last sample's /metrics text.
 //
 // /metrics is rendered once per sample, in both formats, and served from there: a
 // scrape never waits for the engine (a kill in progress, a slow sweep), and costs the
@@ -51,6 +52,14 @@ class AgentCore {
         std::lock_guard lock(engine_mutex_);
         return call(*engine_);
     }
+
+    // Carries out a planned kill (engine::execute_kill) taking the engine lock only for
+    // what uses the engine: its audit records and each reading of the GPUs. The waits for
+    // the targets to exit and between verification samples hold nothing, so /v1/snapshot,
+    // the samples (and with them /metrics) and the watchdog go on while a kill waits its
+    // timeout. Kills from two requests may then overlap; each acts only on its own
+    // targets, bound by PID and start time.
+    engine::KillOutcome execute_kill(const engine::KillOutcome& planned, const Actor& actor);
 
     // Runs `during` holding the engine with every driver session let go (a local client
     // resets a GPU: local_channel_server.hpp). Samples are skipped meanwhile

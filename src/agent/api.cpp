@@ -103,12 +103,15 @@ Result<Request> api_action_request(const ApiRequest& request, bool execute, std:
 ApiResponse api_kill(AgentCore& core, const ApiRequest& request, bool execute) {
     auto parsed = api_action_request<engine::KillRequest>(request, execute, "kill");
     if (!parsed) return error_response(parsed.error());
-    auto outcome = core.with_engine([&](engine::Engine& e) {
-        return execute ? engine::kill(e, *parsed, request.actor)
-                       : engine::plan_kill(e, *parsed, request.actor);
-    });
+    // Planned under the engine lock; carried out with the lock taken only for what uses
+    // the engine, so that a kill waiting out its timeout leaves the agent serving.
+    auto outcome = core.with_engine(
+        [&](engine::Engine& e) { return engine::plan_kill(e, *parsed, request.actor); });
     if (!outcome) return error_response(outcome.error());
-    if (execute) core.count_kill(*outcome);
+    if (execute) {
+        outcome = core.execute_kill(*outcome, request.actor);
+        core.count_kill(*outcome);
+    }
     return api_ok(engine::kill_report_json(outcome->report()));
 }
 

@@ -95,9 +95,19 @@ json refused_record(const Invocation& who, const reclaim::Refusal& refusal, bool
     return record;
 }
 
-json signalled_record(const Invocation& who, const reclaim::TargetResult& result, TimePoint when) {
+json signal_intent_record(const Invocation& who, const reclaim::PlannedTarget& target, int signal,
+                          TimePoint when) {
+    json record = audit_envelope("signal_intent", who, when);
+    record["target"] = target_json(target);
+    record["signal"] = reclaim::signal_name(signal);
+    return record;
+}
+
+json signalled_record(const Invocation& who, const reclaim::TargetResult& result, int signal,
+                      TimePoint when) {
     json record = audit_envelope("signalled", who, when);
     record["target"] = target_json(result.target);
+    record["signal"] = reclaim::signal_name(signal);
     record["signals_sent"] = signals_json(result);
     return record;
 }
@@ -135,14 +145,31 @@ std::vector<json> plan_records(const Invocation& who, const reclaim::KillPlan& p
     return records;
 }
 
-// Every signal goes out before any wait (execute_plan signals all targets at once), so
-// all signalled records precede all results.
-std::vector<json> execution_records(const Invocation& who, const reclaim::ExecuteResult& executed,
-                                    TimePoint when) {
+std::vector<json> signal_intent_records(const Invocation& who,
+                                        const std::vector<reclaim::SignalSend>& sends,
+                                        const reclaim::ExecuteResult& executed, TimePoint when) {
     std::vector<json> records;
-    for (const reclaim::TargetResult& result : executed.targets) {
-        if (!result.signals_sent.empty()) records.push_back(signalled_record(who, result, when));
+    for (const reclaim::SignalSend& send : sends) {
+        records.push_back(
+            signal_intent_record(who, executed.targets.at(send.target).target, send.signal, when));
     }
+    return records;
+}
+
+std::vector<json> signalled_records(const Invocation& who,
+                                    const std::vector<reclaim::SignalSend>& sends,
+                                    const reclaim::ExecuteResult& executed, TimePoint when) {
+    std::vector<json> records;
+    for (const reclaim::SignalSend& send : sends) {
+        records.push_back(
+            signalled_record(who, executed.targets.at(send.target), send.signal, when));
+    }
+    return records;
+}
+
+std::vector<json> result_records(const Invocation& who, const reclaim::ExecuteResult& executed,
+                                 TimePoint when) {
+    std::vector<json> records;
     for (const reclaim::TargetResult& result : executed.targets) {
         records.push_back(result_record(who, result, when));
     }

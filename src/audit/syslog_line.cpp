@@ -152,6 +152,7 @@ int syslog_priority(const json& record) {
         event != nullptr && event->is_string() ? event->get<std::string>() : "";
     if (name == "refused") return LOG_WARNING;
     if (name == "planned") return flag(record, "aborted") ? LOG_WARNING : LOG_INFO;
+    if (name == "signal_intent") return LOG_INFO;
     if (name == "result") {
         const json* outcome = find(record, {"outcome"});
         return outcome != nullptr && *outcome == "survived" ? LOG_WARNING : LOG_NOTICE;
@@ -179,8 +180,12 @@ std::string syslog_line(const json& record) {
         line.add("name", record, {"name"});
         line.add("kind", record, {"kind"});
         line.add("why", record, {"why"});
+    } else if (name == "signal_intent") {
+        add_target(line, record);
+        line.add("signal", record, {"signal"});
     } else if (name == "signalled") {
         add_target(line, record);
+        line.add("signal", record, {"signal"});
         line.add("signals", record, {"signals_sent"});
     } else if (name == "result") {
         add_target(line, record);

@@ -160,8 +160,13 @@ ActionRow describe_action(const Json& record) {
     } else if (row.action == "refused") {
         row.target = process_text(record, false);
         row.outcome = "refused: " + text_of(record, "kind");
+    } else if (row.action == "signal_intent") {
+        row.outcome = "sending " + text_of(record, "signal");
     } else if (row.action == "signalled") {
-        row.outcome = signals_text(record);
+        // One record per signal delivered; older logs hold one per target, without
+        // `signal`, listing them all.
+        const std::string signal = text_of(record, "signal");
+        row.outcome = signal.empty() ? signals_text(record) : signal;
     } else if (row.action == "result") {
         const std::string signals = signals_text(record);
         row.outcome = text_of(record, "outcome") + (signals.empty() ? "" : " (" + signals + ")");

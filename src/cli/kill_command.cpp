@@ -53,8 +53,9 @@ int run_kill(const GlobalOptions& global, const KillOptions& options, engine::Ki
     auto planned = engine::plan_kill(**engine, request, actor);
     if (!planned) return report_error(planned.error());
 
-    // From the plan's record on, Ctrl-C (or SIGTERM) stops waiting and escalating but
-    // not the records: what was sent is in the audit log before gpukill exits.
+    // From the plan's record on, Ctrl-C, SIGTERM or SIGHUP stops waiting and escalating
+    // but not the records: what was sent is in the audit log before gpukill exits (each
+    // signal's intent even before it is sent, for what no handler catches: SIGKILL).
     const InterruptCatcher interrupt;
     engine::KillOutcome outcome = std::move(*planned);
     if (!request.dry_run) {

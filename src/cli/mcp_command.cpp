@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "cli/diagnostics.hpp"
@@ -16,6 +18,7 @@
 #include "mcp/server.hpp"
 #include "mcp/stdio_transport.hpp"
 #include "model/human_format.hpp"
+#include "sys/interrupt.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -121,14 +124,24 @@ int run_mcp(const GlobalOptions& global, const McpOptions& options) {
     config.plan_confirmation_window = plan_validity;
     auto engine = engine::Engine::open(std::move(config));
     if (!engine) return report_error(engine.error());
-    mcp::Server server(**engine, mcp::ServerOptions{.allow_actions = options.allow_actions,
-                                                    .plan_validity = plan_validity,
-                                                    .server_version = GPUKILL_VERSION});
+    mcp::Server server(**engine,
+                       mcp::ServerOptions{.allow_actions = options.allow_actions,
+                                          .plan_validity = plan_validity,
+                                          .server_version = GPUKILL_VERSION,
+                                          .interrupted = [] { return InterruptCatcher::caught(); }});
     if (options.http) return serve_http(server, options);
+    // SIGINT, SIGTERM and SIGHUP end the session cleanly (exit 0): the wait for input at
+    // once; a kill in progress stops waiting, records what it sent and is answered first.
+    const InterruptCatcher stopping;
     std::fprintf(stderr, "gpukill mcp: serving MCP on stdio%s\n",
                  options.allow_actions ? " (actions allowed)" : " (read-only)");
     std::fflush(stderr);
-    return mcp::serve_stdio(server, stdin, stdout) == 0 ? exit_code::ok : exit_code::failure;
+    const int served = mcp::serve_stdio(server, STDIN_FILENO, stdout);
+    if (InterruptCatcher::caught()) {
+        std::fprintf(stderr, "gpukill mcp: SIG%s: stopped\n",
+                     sigabbrev_np(InterruptCatcher::signal_caught()));
+    }
+    return served == 0 ? exit_code::ok : exit_code::failure;
 }
 
 }  // namespace gpukill::cli

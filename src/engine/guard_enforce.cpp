@@ -6,6 +6,7 @@
 
 #include "audit/reclaim_records.hpp"
 #include "discovery/discover.hpp"
+#include "engine/act_records.hpp"
 #include "host/process_table.hpp"
 #include "reclaim/act_and_verify.hpp"
 #include "reclaim/safety_context.hpp"
@@ -105,18 +106,11 @@ std::vector<EnforcedAction> enforce_due_actions(const EnforceInputs& inputs,
                         .force = verdict == Verdict::terminate,
                         .kill_timeout_seconds = kill_timeout},
             .verify = {.timeout_seconds = seconds(inputs.verify_timeout)}};
-        const reclaim::ActOutcome done = reclaim::act_and_verify(
-            plan, roots, act,
-            {.gpus = [&] { return discover_gpus(inputs.backends); },
-             .full = [&] { return discover(roots, inputs.backends); }},
-            {.executed =
-                 [&](const auto& e) {
-                     inputs.audit(audit::execution_records(who, e, inputs.clock()));
-                 },
-             .verified =
-                 [&](const auto& releases) {
-                     inputs.audit(audit::verification_records(who, releases, inputs.clock()));
-                 }});
+        const reclaim::ActOutcome done =
+            reclaim::act_and_verify(plan, roots, act,
+                                    {.gpus = [&] { return discover_gpus(inputs.backends); },
+                                     .full = [&] { return discover(roots, inputs.backends); }},
+                                    act_recorder(who, inputs.clock, inputs.audit));
         const reclaim::ExecuteResult& executed = done.executed;
         for (const DueAction& action : group) {
             const bool reported = std::any_of(out.begin(), out.end(), [&](const EnforcedAction& e) {

@@ -9,6 +9,7 @@
 
 #include "audit/reclaim_records.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "engine/act_records.hpp"
 #include "engine/kill_codes.hpp"
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
@@ -200,7 +201,16 @@ KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor
         outcome.code = exit_code::interrupted;
         return outcome;
     }
-    AuditTrail trail = start_trail(engine, actor, preview.command, preview.run_id);
+    // Everything that touches the engine goes through `exclusive`; the waits do not.
+    const auto exclusive = [&controls](const std::function<void()>& work) {
+        if (controls.engine_access) {
+            controls.engine_access(work);
+        } else {
+            work();
+        }
+    };
+    std::optional<AuditTrail> trail;
+    exclusive([&] { trail.emplace(start_trail(engine, actor, preview.command, preview.run_id)); });
     const reclaim::ActOptions act{
         .execute = {.first_signal = outcome.first_signal,
                     .timeout_seconds = outcome.timeout_seconds,
@@ -210,25 +220,33 @@ KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor
                     .progress = controls.progress,
                     .interrupted = controls.interrupted},
         .verify = {.timeout_seconds = outcome.verify_timeout_seconds}};
-    reclaim::ActOutcome done = reclaim::act_and_verify(
-        outcome.plan, engine.config().roots, act,
-        {.gpus = [&] { return engine.gpus(); }, .full = [&] { return host_snapshot(engine); }},
-        {.executed =
-             [&](const reclaim::ExecuteResult& executed) {
-                 if (controls.executed) controls.executed();
-                 trail.append_all(audit::execution_records(trail.who(), executed, trail.now()));
-             },
-         .verified =
-             [&](const std::vector<reclaim::GpuRelease>& releases) {
-                 trail.append_all(audit::verification_records(trail.who(), releases, trail.now()));
-             }});
+    const auto read = [&](Snapshot (*reading)(Engine&)) {
+        Snapshot snapshot;
+        exclusive([&] { snapshot = reading(engine); });
+        return snapshot;
+    };
+    reclaim::ActOutcome done =
+        reclaim::act_and_verify(outcome.plan, engine.config().roots, act,
+                                {.gpus = [&] { return read([](Engine& e) { return e.gpus(); }); },
+                                 .full = [&] { return read(host_snapshot); }},
+                                act_recorder(
+                                    trail->who(),
+                                    [&] {
+                                        std::chrono::system_clock::time_point now;
+                                        exclusive([&] { now = trail->now(); });
+                                        return now;
+                                    },
+                                    [&](const std::vector<nlohmann::ordered_json>& records) {
+                                        exclusive([&] { (void)trail->append_all(records); });
+                                    },
+                                    controls.executed));
     outcome.results = std::move(done.executed.targets);
     outcome.releases = std::move(done.releases);
     outcome.interrupted = done.interrupted;
     outcome.code = done.interrupted
                        ? exit_code::interrupted
                        : executed_plan_exit_code(outcome.plan, *outcome.results, *outcome.releases);
-    if (!outcome.audit_problem) outcome.audit_problem = trail.problem();
+    if (!outcome.audit_problem) outcome.audit_problem = trail->problem();
     return outcome;
 }
 

@@ -7,7 +7,8 @@
 //                           target is bound again by PID and start time, so a process
 //                           that replaced a planned one under the same PID is never
 //                           signalled (it is `gone`, "PID reused by another process");
-//                           audit each step as it completes.
+//                           audit each step as it completes, each signal's intent
+//                           before it is sent (engine/act_records.hpp).
 //   kill(request)           both, unless the request is a dry run or needs --batch; with
 //                           expected_plan_id, refuses (conflict) when the plan built now
 //                           is not the one previewed: the stateless confirm of an API.
@@ -50,14 +51,22 @@ struct KillRequest : MatchSelectors {
     std::string command;
 };
 
-// While a plan is carried out: progress (for a terminal) and an interruption test
-// (Ctrl-C; a client that went away). Both optional.
+// While a plan is carried out: progress (for a terminal), an interruption test
+// (Ctrl-C, SIGTERM, SIGHUP; a client that went away), and how the engine is reached.
+// All optional.
 struct ActControls {
     std::function<void(std::size_t left, double seconds_to_next_step)> progress;
     std::function<bool()> interrupted;
     // Called when the signals are done and verification begins (a terminal clears its
     // progress line).
     std::function<void()> executed;
+    // Runs each piece of execute_kill that uses the engine: starting its audit trail,
+    // appending each step's records, each reading of the GPUs. A caller that shares the
+    // engine between threads (the agent) takes its lock here and calls execute_kill
+    // without holding it, so the waits in between (for the targets to exit, between
+    // verification samples: seconds to minutes) hold nothing. Unset: the work runs
+    // directly, and the caller holds the engine for the whole call as for any other.
+    std::function<void(const std::function<void()>& work)> engine_access;
 };
 
 struct KillOutcome {

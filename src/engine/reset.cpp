@@ -11,6 +11,7 @@
 #include "audit/reclaim_records.hpp"
 #include "audit/reset_records.hpp"
 #include "discovery/gpu_selector.hpp"
+#include "engine/act_records.hpp"
 #include "engine/local_channel.hpp"
 #include "engine/outcome_codes.hpp"
 #include "engine/plan_identity.hpp"
@@ -222,15 +223,8 @@ Result<ResetOutcome> reset(Engine& engine, const ResetRequest& request, const Ac
         reclaim::ActOutcome done = reclaim::act_and_verify(
             *outcome.reclaim_plan, config.roots, act,
             {.gpus = [&] { return engine.gpus(); }, .full = [&] { return host_snapshot(engine); }},
-            {.executed =
-                 [&](const reclaim::ExecuteResult& executed) {
-                     if (controls.executed) controls.executed();
-                     record(audit::execution_records(trail.who(), executed, trail.now()));
-                 },
-             .verified =
-                 [&](const std::vector<reclaim::GpuRelease>& releases) {
-                     record(audit::verification_records(trail.who(), releases, trail.now()));
-                 }});
+            act_recorder(
+                trail.who(), [&] { return trail.now(); }, record, controls.executed));
         outcome.reclaim_results = std::move(done.executed.targets);
         if (done.interrupted) {
             return stop("interrupted while reclaiming the holders: nothing was reset",

@@ -88,7 +88,8 @@ ToolResult run_execute_kill_plan(ToolContext& context, const nlohmann::json& arg
     request->expected_plan_id = plan_id;
     request->dry_run = false;
     request->command = context.command;
-    auto outcome = engine::kill(context.engine, *request, context.actor);
+    auto outcome =
+        engine::kill(context.engine, *request, context.actor, {.interrupted = context.interrupted});
     if (!outcome) return tool_error(outcome.error().what);
     ojson doc = engine::kill_report_json(outcome->report());
     std::string text;
@@ -115,7 +116,8 @@ ToolResult run_reset_gpu(ToolContext& context, const nlohmann::json& arguments) 
             "its plan_id");
     }
     request->command = context.command;
-    auto outcome = engine::reset(context.engine, *request, context.actor);
+    auto outcome = engine::reset(context.engine, *request, context.actor,
+                                 {.interrupted = context.interrupted});
     if (!outcome) return tool_error(outcome.error().what);
     ojson doc = engine::reset_report_json(outcome->report());
     const bool failed = !request->dry_run && outcome->code != 0;

@@ -230,7 +230,8 @@ nlohmann::json Server::call_tool(Session& session, const RpcRequest& request) {
         ToolContext context{.engine = engine_,
                             .actor = actor,
                             .plans = plans_,
-                            .command = "mcp tools/call " + name + " " + to_line(arguments)};
+                            .command = "mcp tools/call " + name + " " + to_line(arguments),
+                            .interrupted = options_.interrupted};
         result = tool->run(context, arguments);
     }
     nlohmann::json text = result.text;

@@ -43,6 +43,10 @@ struct ServerOptions {
     bool allow_actions = false;
     std::chrono::seconds plan_validity{120};
     std::string server_version = "0";
+    // Asked while an action waits (a kill waiting for its targets): true when the server
+    // is being stopped (SIGTERM over stdio), which ends the wait as Ctrl-C ends a
+    // command line's; what was sent is recorded and answered. Optional.
+    std::function<bool()> interrupted;
 };
 
 struct Session {

@@ -1,6 +1,12 @@
 #include "mcp/stdio_transport.hpp"
 
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
 #include <string>
+
+#include "sys/interrupt.hpp"
 
 namespace gpukill::mcp {
 namespace {
@@ -13,42 +19,52 @@ bool write_message(std::FILE* out, const nlohmann::json& message) {
 
 }  // namespace
 
-int serve_stdio(Server& server, std::FILE* in, std::FILE* out) {
+int serve_stdio(Server& server, int in_fd, std::FILE* out) {
     Session session;
     std::string line;
     bool over_limit = false;
+    std::array<char, 65536> chunk{};
     for (;;) {
-        const int c = std::fgetc(in);
-        if (c == EOF) break;
-        if (c != '\n') {
-            if (line.size() < kMaxMessageBytes) {
-                line.push_back(static_cast<char>(c));
-            } else {
-                over_limit = true;  // the rest of the line is read and dropped
+        if (!InterruptCatcher::wait_readable(in_fd)) {
+            return InterruptCatcher::caught() ? 0 : 1;
+        }
+        const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
+        if (n < 0 && errno == EINTR) continue;  // a stop signal: the next wait says so
+        if (n < 0) return 1;
+        if (n == 0) return 0;  // end of input
+        for (ssize_t at = 0; at < n; ++at) {
+            const char c = chunk[static_cast<std::size_t>(at)];
+            if (c != '\n') {
+                if (line.size() < kMaxMessageBytes) {
+                    line.push_back(c);
+                } else {
+                    over_limit = true;  // the rest of the line is read and dropped
+                }
+                continue;
             }
-            continue;
-        }
-        if (over_limit) {
-            over_limit = false;
-            line.clear();
-            if (!write_message(out,
-                               error_response(nullptr, rpc_code::invalid_request,
-                                              "message over the limit of " +
-                                                  std::to_string(kMaxMessageBytes) + " bytes"))) {
-                return 1;
+            if (over_limit) {
+                over_limit = false;
+                line.clear();
+                if (!write_message(
+                        out, error_response(nullptr, rpc_code::invalid_request,
+                                            "message over the limit of " +
+                                                std::to_string(kMaxMessageBytes) + " bytes"))) {
+                    return 1;
+                }
+                continue;
             }
-            continue;
-        }
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos) {
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            if (line.find_first_not_of(" \t") == std::string::npos) {
+                line.clear();
+                continue;
+            }
+            std::optional<nlohmann::json> reply = server.handle_text(session, line);
             line.clear();
-            continue;
+            if (reply && !write_message(out, *reply)) return 1;
+            // Stopped during that call: its answer is out; the rest is not read.
+            if (InterruptCatcher::caught()) return 0;
         }
-        std::optional<nlohmann::json> reply = server.handle_text(session, line);
-        line.clear();
-        if (reply && !write_message(out, *reply)) return 1;
     }
-    return 0;
 }
 
 }  // namespace gpukill::mcp

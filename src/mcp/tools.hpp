@@ -29,6 +29,7 @@ struct ToolContext {
     const Actor& actor;
     PlanStore& plans;
     std::string command;  // "mcp tools/call NAME": what the audit records say was asked
+    std::function<bool()> interrupted;  // ServerOptions::interrupted: ends an action's waits
 };
 
 // A tool's answer. An error (is_error) carries the engine's one-line reason as text and

@@ -15,7 +15,7 @@ ActOutcome act_and_verify(const KillPlan& plan, const HostRoots& roots, const Ac
         return options.execute.interrupted && options.execute.interrupted();
     };
     ActOutcome outcome;
-    outcome.executed = execute_plan(plan, roots, options.execute);
+    outcome.executed = execute_plan(plan, roots, options.execute, recorder.signals);
     if (recorder.executed) recorder.executed(outcome.executed);
     outcome.interrupted = interrupted();
     if (outcome.interrupted) return outcome;

@@ -2,9 +2,9 @@
 // enforcement, reset --force) carries out a plan here, so the same binding, escalation,
 // interruption, verification and records hold for all of them.
 //
-//   execute_plan -> record the execution -> (unless interrupted, and only when a target
-//   ended) verify_release, which an interrupt also ends -> note unreaped zombies ->
-//   record the verification
+//   execute_plan (each round of signals recorded before it is sent and after) -> record
+//   the execution -> (unless interrupted, and only when a target ended) verify_release,
+//   which an interrupt also ends -> note unreaped zombies -> record the verification
 #pragma once
 
 #include <functional>
@@ -31,8 +31,10 @@ struct ActReaders {
 };
 
 // Receives the records of each step as it completes, so a caller that is interrupted
-// or fails later has already written what was done.
+// or fails later has already written what was done; each signal is recorded before it is
+// sent (SignalRecorder), so even a caller killed right after a send has.
 struct ActRecorder {
+    SignalRecorder signals;
     std::function<void(const ExecuteResult&)> executed;
     std::function<void(const std::vector<GpuRelease>&)> verified;
 };

@@ -34,42 +34,80 @@ bool continue_after(int signal) {
            signal != SIGTTIN && signal != SIGTTOU;
 }
 
-// Sends `signal` to every slot; marks those it reached as waiting.
-void signal_all(std::vector<Slot>& slots, ExecuteResult& result, const HostRoots& roots, int signal,
+// One send of a round. A follow-up (SIGCONT after the first signal to a stopped target)
+// goes out only when the first signal reached the target, and its failure changes
+// nothing: the first signal's outcome stands.
+struct RoundSend {
+    Slot* slot = nullptr;
+    int signal = 0;
+    bool follow_up = false;
+};
+
+// What one delivered or failed send means for its target.
+void apply_send(Slot& slot, TargetResult& target, const SendResult& sent, int signal,
                 Clock::time_point t0) {
-    for (Slot& slot : slots) {
-        TargetResult& target = result.targets[slot.result];
-        const SendResult sent = send_signal(slot.process, roots, signal);
-        switch (sent.status) {
-            case SendStatus::sent:
-                target.signals_sent.push_back(signal_name(signal));
-                slot.waiting = true;
-                slot.sent_kill = signal == SIGKILL;
-                break;
-            case SendStatus::exited:
-                // Already exiting: before the first signal it exited on its own; before
-                // SIGKILL it was the first signal that ended it.
-                if (target.signals_sent.empty()) {
-                    target.outcome = Outcome::exited;
-                } else {
-                    target.outcome = slot.sent_kill ? Outcome::killed : Outcome::terminated;
-                    target.seconds = since(t0, Clock::now());
-                }
-                slot.waiting = false;
-                break;
-            case SendStatus::denied:
-                target.outcome = Outcome::refused;
-                target.note = denied_note(target.target.user, signal);
-                slot.waiting = false;
-                break;
-            case SendStatus::failed:
-                target.outcome = Outcome::failed;
-                target.note =
-                    "could not send " + signal_name(signal) + ": " + std::strerror(sent.error);
-                slot.waiting = false;
-                break;
-        }
+    switch (sent.status) {
+        case SendStatus::sent:
+            target.signals_sent.push_back(signal_name(signal));
+            slot.waiting = true;
+            slot.sent_kill = signal == SIGKILL;
+            break;
+        case SendStatus::exited:
+            // Already exiting: before the first signal it exited on its own; before
+            // SIGKILL it was the first signal that ended it.
+            if (target.signals_sent.empty()) {
+                target.outcome = Outcome::exited;
+            } else {
+                target.outcome = slot.sent_kill ? Outcome::killed : Outcome::terminated;
+                target.seconds = since(t0, Clock::now());
+            }
+            slot.waiting = false;
+            break;
+        case SendStatus::denied:
+            target.outcome = Outcome::refused;
+            target.note = denied_note(target.target.user, signal);
+            slot.waiting = false;
+            break;
+        case SendStatus::failed:
+            target.outcome = Outcome::failed;
+            target.note =
+                "could not send " + signal_name(signal) + ": " + std::strerror(sent.error);
+            slot.waiting = false;
+            break;
     }
+}
+
+// Hands a round's intents to the recorder, which writes them down before it returns:
+// called before the round's first system call.
+void record_intents(const std::vector<RoundSend>& round, const ExecuteResult& result,
+                    const SignalRecorder& recorder) {
+    if (round.empty() || !recorder.sending) return;
+    std::vector<SignalSend> intents;
+    intents.reserve(round.size());
+    for (const RoundSend& send : round) intents.push_back({send.slot->result, send.signal});
+    recorder.sending(intents, result);
+}
+
+// Sends a round back to back (its intents already recorded), then records those
+// delivered.
+void send_round(const std::vector<RoundSend>& round, ExecuteResult& result, const HostRoots& roots,
+                Clock::time_point t0, const SignalRecorder& recorder) {
+    std::vector<SignalSend> delivered;
+    for (const RoundSend& send : round) {
+        Slot& slot = *send.slot;
+        if (send.follow_up && !slot.waiting) continue;
+        TargetResult& target = result.targets[slot.result];
+        const SendResult sent = send_signal(slot.process, roots, send.signal);
+        if (send.follow_up) {
+            if (sent.status == SendStatus::sent) {
+                target.signals_sent.push_back(signal_name(send.signal));
+            }
+        } else {
+            apply_send(slot, target, sent, send.signal, t0);
+        }
+        if (sent.status == SendStatus::sent) delivered.push_back({slot.result, send.signal});
+    }
+    if (recorder.sent && !delivered.empty()) recorder.sent(delivered, result);
 }
 
 // Waits for the waiting slots up to `deadline`; those seen to exit get their outcome.
@@ -108,7 +146,7 @@ ExecuteResult refuse_all(const KillPlan& plan, ExecuteResult result) {
 }  // namespace
 
 ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
-                           const ExecuteOptions& options) {
+                           const ExecuteOptions& options, const SignalRecorder& recorder) {
     const Clock::time_point start = Clock::now();
     ExecuteResult result;
     for (const PlannedTarget& target : plan.targets) {
@@ -139,16 +177,18 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
         }
     }
 
-    const Clock::time_point t0 = Clock::now();
-    signal_all(slots, result, roots, options.first_signal, t0);
+    std::vector<RoundSend> first;
+    for (Slot& slot : slots) first.push_back({&slot, options.first_signal, false});
     if (continue_after(options.first_signal)) {
         for (Slot& slot : slots) {
-            if (!slot.waiting || slot.process.state != 'T') continue;
-            if (send_signal(slot.process, roots, SIGCONT).status == SendStatus::sent) {
-                result.targets[slot.result].signals_sent.push_back(signal_name(SIGCONT));
-            }
+            if (slot.process.state == 'T') first.push_back({&slot, SIGCONT, true});
         }
     }
+    record_intents(first, result, recorder);
+    // The first signal goes out now: elapsed times and the timeout run from here, not
+    // from before the intents' sync.
+    const Clock::time_point t0 = Clock::now();
+    send_round(first, result, roots, t0, recorder);
     wait_phase(slots, result, roots, t0, t0 + to_duration(options.timeout_seconds), options);
 
     const auto interrupted = [&] { return options.interrupted && options.interrupted(); };
@@ -158,7 +198,10 @@ ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
             if (slot.waiting) survivors.push_back(std::move(slot));
         }
         slots = std::move(survivors);
-        signal_all(slots, result, roots, SIGKILL, t0);
+        std::vector<RoundSend> kills;
+        for (Slot& slot : slots) kills.push_back({&slot, SIGKILL, false});
+        record_intents(kills, result, recorder);
+        send_round(kills, result, roots, t0, recorder);
         wait_phase(slots, result, roots, t0,
                    Clock::now() + to_duration(options.kill_timeout_seconds), options);
     }

@@ -39,6 +39,24 @@ struct ExecuteResult {
     double seconds = 0;
 };
 
+// One signal of a round: the first signal to every bound target (and SIGCONT right after
+// it to a stopped one), or SIGKILL to the survivors.
+struct SignalSend {
+    std::size_t target = 0;  // index into the plan's targets and ExecuteResult::targets
+    int signal = 0;
+};
+
+// Where each round of signals is written down, around the system calls that send it.
+// `sending` is called with every signal of the round before the first one goes out, and
+// must have recorded them durably when it returns: whatever ends this process right
+// after a send (SIGKILL, a crash), the log shows what was about to be sent. `sent` is
+// called after the round with the sends that were delivered (ExecuteResult::targets
+// holds each target's signals so far). Either may be empty.
+struct SignalRecorder {
+    std::function<void(const std::vector<SignalSend>&, const ExecuteResult&)> sending;
+    std::function<void(const std::vector<SignalSend>&, const ExecuteResult&)> sent;
+};
+
 // Signals only the plan's targets, each through its binding (pidfd + start time; see
 // target_binding.hpp), and nothing at all when plan.aborted() or
 // plan.needs_batch_confirmation (every target is then `refused`, with a note).
@@ -48,14 +66,15 @@ struct ExecuteResult {
 //     (state T) at binding also gets SIGCONT right after, as systemd does: a stopped
 //     process holds SIGTERM until continued, which is how `kill PID` "does nothing" to a
 //     job suspended with Ctrl-Z. Not for SIGKILL (it acts on stopped processes) or the
-//     stop signals.
+//     stop signals. `recorder.sending` before the round, `recorder.sent` after it.
 //  3. Wait for all of them at once (poll on the pidfds) up to timeout_seconds.
-//  4. With force, SIGKILL the survivors and wait up to kill_timeout_seconds more.
+//  4. With force, SIGKILL the survivors (recorded the same way) and wait up to
+//     kill_timeout_seconds more.
 // A target that exits but stays a zombie has exited (its descriptors, and so the GPU, are
 // released); the note says when its parent has not reaped it. Survivors get a note from
 // their state: D (uninterruptible, in the driver or I/O), T/t (stopped), or still running.
 ExecuteResult execute_plan(const KillPlan& plan, const HostRoots& roots,
-                           const ExecuteOptions& options);
+                           const ExecuteOptions& options, const SignalRecorder& recorder = {});
 
 // Notes targets that ended but are still zombies of a living parent other than
 // init, naming that parent. A zombie holds no memory and no files, but its PID

@@ -109,7 +109,38 @@ TEST(ReclaimRecords, PlanRecordsAreThePlanThenOneRefusedEach) {
     EXPECT_TRUE(records[2]["pid"].is_null());
 }
 
-TEST(ReclaimRecords, ExecutionIsSignalledForThoseSentASignalThenAResultEach) {
+// A round's intents name the target and the one signal about to go out; what was
+// delivered follows with the signals so far.
+TEST(ReclaimRecords, EachSignalHasAnIntentThenASignalledWhenDelivered) {
+    reclaim::ExecuteResult executed;
+    executed.targets = {
+        reclaim::TargetResult{.target = trainer()},
+        reclaim::TargetResult{.target = worker()},
+    };
+    const std::vector<reclaim::SignalSend> round = {{0, SIGTERM}, {1, SIGTERM}, {1, SIGCONT}};
+    const auto intents =
+        signal_intent_records(audit_test::test_invocation(), round, executed, kWhen);
+    ASSERT_EQ(intents.size(), 3U);
+    json first = body(intents[0]);
+    EXPECT_EQ(first["target"], target_json(trainer()));
+    first.erase("target");
+    EXPECT_EQ(first, json::parse(R"({"event": "signal_intent", "signal": "SIGTERM"})"));
+    EXPECT_EQ(intents[1]["target"]["pid"], 4250);
+    EXPECT_EQ(intents[2]["target"]["pid"], 4250);
+    EXPECT_EQ(intents[2]["signal"], "SIGCONT");
+
+    executed.targets[0].signals_sent = {"SIGTERM", "SIGKILL"};
+    const auto delivered =
+        signalled_records(audit_test::test_invocation(), {{0, SIGKILL}}, executed, kWhen);
+    ASSERT_EQ(delivered.size(), 1U);
+    json signalled = body(delivered[0]);
+    EXPECT_EQ(signalled["target"], target_json(trainer()));
+    signalled.erase("target");
+    EXPECT_EQ(signalled, json::parse(R"({"event": "signalled", "signal": "SIGKILL",
+        "signals_sent": ["SIGTERM", "SIGKILL"]})"));
+}
+
+TEST(ReclaimRecords, ResultsAreOnePerTargetInPlanOrder) {
     reclaim::ExecuteResult executed;
     executed.targets = {
         reclaim::TargetResult{.target = trainer(),
@@ -119,25 +150,20 @@ TEST(ReclaimRecords, ExecutionIsSignalledForThoseSentASignalThenAResultEach) {
         reclaim::TargetResult{
             .target = worker(), .outcome = Outcome::exited, .note = "exited before any signal"},
     };
-    const auto records = execution_records(audit_test::test_invocation(), executed, kWhen);
-    ASSERT_EQ(records.size(), 3U);
+    const auto records = result_records(audit_test::test_invocation(), executed, kWhen);
+    ASSERT_EQ(records.size(), 2U);
 
-    json signalled = body(records[0]);
-    EXPECT_EQ(signalled["event"], "signalled");
-    EXPECT_EQ(signalled["target"], target_json(trainer()));
-    EXPECT_EQ(signalled["signals_sent"], json::parse(R"(["SIGTERM", "SIGKILL"])"));
-
-    json killed = body(records[1]);
+    json killed = body(records[0]);
     killed.erase("target");
     EXPECT_EQ(killed, json::parse(R"({"event": "result", "outcome": "killed",
         "signals_sent": ["SIGTERM", "SIGKILL"], "elapsed_seconds": 5.25, "note": null})"));
-    EXPECT_EQ(records[1]["target"]["pid"], 4242);
+    EXPECT_EQ(records[0]["target"]["pid"], 4242);
 
-    EXPECT_EQ(records[2]["event"], "result");
-    EXPECT_EQ(records[2]["target"]["pid"], 4250);
-    EXPECT_EQ(records[2]["outcome"], "exited");
-    EXPECT_EQ(records[2]["signals_sent"], json::array());
-    EXPECT_EQ(records[2]["note"], "exited before any signal");
+    EXPECT_EQ(records[1]["event"], "result");
+    EXPECT_EQ(records[1]["target"]["pid"], 4250);
+    EXPECT_EQ(records[1]["outcome"], "exited");
+    EXPECT_EQ(records[1]["signals_sent"], json::array());
+    EXPECT_EQ(records[1]["note"], "exited before any signal");
 }
 
 TEST(ReclaimRecords, VerifiedReportsMemoryReclaimedPerGpu) {

@@ -69,6 +69,20 @@ TEST(SyslogLine, RefusalsAreWarnings) {
     EXPECT_EQ(syslog_priority(record), LOG_WARNING);
 }
 
+// The intent goes to syslog as it goes to the file: before the signal.
+TEST(SyslogLine, ASignalsIntentAndItsDeliveryNameTheSignal) {
+    const json target = {{"pid", 4242}, {"name", "python"}, {"user", "alice"}};
+    const json intent = {{"event", "signal_intent"}, {"target", target}, {"signal", "SIGKILL"}};
+    EXPECT_EQ(syslog_line(intent), "signal_intent pid=4242 name=python user=alice signal=SIGKILL");
+    EXPECT_EQ(syslog_priority(intent), LOG_INFO);
+    const json delivered = {{"event", "signalled"},
+                            {"target", target},
+                            {"signal", "SIGKILL"},
+                            {"signals_sent", {"SIGTERM", "SIGKILL"}}};
+    EXPECT_EQ(syslog_line(delivered),
+              "signalled pid=4242 name=python user=alice signal=SIGKILL signals=SIGTERM,SIGKILL");
+}
+
 TEST(SyslogLine, PrioritiesFollowWhatHappened) {
     EXPECT_EQ(syslog_priority({{"event", "signalled"}}), LOG_NOTICE);
     EXPECT_EQ(syslog_priority({{"event", "result"}, {"outcome", "survived"}}), LOG_WARNING);

@@ -11,12 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "agent_support.hpp"
+#include "notify_socket.hpp"
 
 namespace gpukill::testing {
 namespace {
@@ -279,6 +281,80 @@ TEST(Agent, ReloadsThePolicyOnSighupAndKeepsTheOldOneWhenTheNewIsBad) {
     EXPECT_EQ(status["mode"], "enforce");
     EXPECT_EQ(status["enabled"], true);
     EXPECT_FALSE(status["recent_events"].empty());
+
+    agent.process().send_signal(SIGTERM);
+    EXPECT_EQ(agent.process().wait(), 0);
+}
+
+// A kill waiting out its timeout holds nothing the rest of the agent needs: /v1/snapshot
+// and /healthz answer at once and systemd's watchdog keeps being notified. A kill once
+// held the engine for its whole wait: /v1/snapshot timed out and WATCHDOG=1 stopped, so
+// under the shipped unit (WatchdogSec=120) a long kill got the agent killed mid-way.
+TEST(Agent, AKillWaitingOutItsTimeoutLeavesTheAgentServingAndNotifying) {
+    SimulatedHost host;
+    const std::string dir = scratch_dir(host, "secrets");
+    NotifySocket notify(dir + "/notify.sock");
+    ASSERT_TRUE(notify.ok()) << "cannot bind a unix datagram socket in " << dir;
+    Workload stubborn = host.run({"--gpu", "0", "--mem", "1G", "--ignore-term"});
+    // WATCHDOG=1 every 0.5 s, a sample every 0.2 s.
+    RunningAgent agent(host,
+                       {"--token-file", write_token_file(dir), "--interval", "0.2", "--no-guard"},
+                       {{"NOTIFY_SOCKET", dir + "/notify.sock"}, {"WATCHDOG_USEC", "1000000"}});
+    ASSERT_TRUE(notification_with(notify, "READY=1"));
+
+    const json request = {{"pids", {stubborn.pid()}}, {"timeout_seconds", 20}};
+    auto plan = agent.client().Post("/v1/kill/plan", bearer(kAdminSecret), request.dump(),
+                                    "application/json");
+    ASSERT_TRUE(plan && plan->status == 200) << (plan ? plan->body : "no answer");
+    json confirm = request;
+    confirm["plan_id"] = body_of(plan)["plan_id"];
+    std::atomic<bool> answered = false;
+    httplib::Result executed;
+    std::jthread killer([&] {
+        httplib::Client client = agent.client();
+        client.set_read_timeout(60);
+        executed = client.Post("/v1/kill/execute", bearer(kAdminSecret), confirm.dump(),
+                               "application/json");
+        answered = true;
+    });
+    ASSERT_TRUE(wait_for_audit_record(host, "signalled", stubborn.pid()))
+        << "the kill never sent its SIGTERM";
+
+    // Now the kill waits up to 20 s for a process that ignores SIGTERM.
+    while (notify.receive(0)) {
+    }  // what was sent before the wait began
+    const auto timed_get = [&](const char* path, const char* secret) {
+        httplib::Client client = agent.client();
+        client.set_read_timeout(2);
+        const auto start = std::chrono::steady_clock::now();
+        auto got = secret != nullptr ? client.Get(path, bearer(secret)) : client.Get(path);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_TRUE(got && got->status == 200)
+            << path << ": " << (got ? got->body : httplib::to_string(got.error()));
+        EXPECT_LT(seconds, 2.0) << path;
+        return got ? body_of(got) : json();
+    };
+    const json listing = timed_get("/v1/snapshot", kViewerSecret);
+    bool listed = false;
+    for (const json& process : listing["processes"]) listed |= process["pid"] == stubborn.pid();
+    EXPECT_TRUE(listed) << "the snapshot taken during the kill shows its target";
+    timed_get("/healthz", nullptr);
+    int watchdogs = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (watchdogs < 2 && std::chrono::steady_clock::now() < until) {
+        auto next = notify.receive(1000);
+        if (next && next->text.find("WATCHDOG=1") != std::string::npos) ++watchdogs;
+    }
+    EXPECT_EQ(watchdogs, 2) << "WATCHDOG=1 stopped while the kill waited";
+    EXPECT_FALSE(answered) << "all of the above happened during the kill's wait";
+
+    // The test ends its own workload; the kill sees it go and answers.
+    stubborn.kill_all();
+    killer.join();
+    ASSERT_TRUE(executed) << httplib::to_string(executed.error());
+    EXPECT_EQ(executed->status, 200) << executed->body;
+    EXPECT_EQ(body_of(executed)["targets"][0]["outcome"], "terminated") << executed->body;
 
     agent.process().send_signal(SIGTERM);
     EXPECT_EQ(agent.process().wait(), 0);

@@ -29,17 +29,17 @@ TEST(AuditActions, AKillShowsItsRecordsFilteredByProcessAndUser) {
     EXPECT_EQ(doc["kind"], "actions");
     EXPECT_EQ(doc["source"], state_dir(host) + "/audit.jsonl");
     EXPECT_EQ(doc["skipped_lines"], 0);
-    EXPECT_EQ(events_of(doc),
-              (std::vector<std::string>{"planned", "signalled", "result", "verified"}));
-    const nlohmann::json& result = doc["records"][2];
+    EXPECT_EQ(events_of(doc), (std::vector<std::string>{"planned", "signal_intent", "signalled",
+                                                        "result", "verified"}));
+    const nlohmann::json& result = doc["records"][3];
     EXPECT_EQ(result["target"]["pid"], w.pid());
     EXPECT_EQ(result["outcome"], "terminated");
 
     // The name matches every record about the process; `verified` names none.
     EXPECT_EQ(events_of(actions_json(host, {"--audit-process", "^trainer$"})),
-              (std::vector<std::string>{"planned", "signalled", "result"}));
+              (std::vector<std::string>{"planned", "signal_intent", "signalled", "result"}));
     EXPECT_TRUE(actions_json(host, {"--audit-process", "^train$"})["records"].empty());
-    EXPECT_EQ(actions_json(host, {"--audit-user", current_user_name()})["records"].size(), 4u);
+    EXPECT_EQ(actions_json(host, {"--audit-user", current_user_name()})["records"].size(), 5u);
     EXPECT_TRUE(actions_json(host, {"--audit-user", "nobody"})["records"].empty());
 
     CommandResult table = host.gpukill({"audit", "--actions"});
@@ -60,7 +60,7 @@ TEST(AuditActions, DamagedLinesAreSkippedAndCounted) {
     }
     const nlohmann::json doc = actions_json(host);
     EXPECT_EQ(doc["skipped_lines"], 2);
-    EXPECT_EQ(doc["records"].size(), 4u);
+    EXPECT_EQ(doc["records"].size(), 5u);
     CommandResult table = host.gpukill({"audit", "--actions"});
     EXPECT_EQ(table.exit_code, 0);
     EXPECT_NE(table.out.find("2 lines of the log skipped"), std::string::npos) << table.out;

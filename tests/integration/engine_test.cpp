@@ -89,8 +89,9 @@ TEST(EngineKill, APreviewIsCarriedOutExactlyAndEveryRecordNamesTheActor) {
     const auto records = audit_log_of(host);
     expect_actor(records, actor);
     const auto events = events_of(records);
-    EXPECT_EQ(events, (std::vector<std::string>{"planned", "signalled", "signalled", "result",
-                                                "result", "verified"}));
+    EXPECT_EQ(events,
+              (std::vector<std::string>{"planned", "signal_intent", "signal_intent", "signalled",
+                                        "signalled", "result", "result", "verified"}));
     std::set<std::string> runs;
     for (const auto& record : records) runs.insert(record["run_id"]);
     EXPECT_EQ(runs.size(), 1u);  // the preview and its execution are one run

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -365,10 +366,83 @@ TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
         events.push_back(record["event"]);
         if (record["event"] == "result") result = record;
     }
-    EXPECT_EQ(events, (std::vector<std::string>{"planned", "signalled", "result"}));
+    EXPECT_EQ(events,
+              (std::vector<std::string>{"planned", "signal_intent", "signalled", "result"}));
     EXPECT_EQ(result["target"]["pid"], slow.pid());
     EXPECT_EQ(result["signals_sent"], nlohmann::json::array({"SIGTERM"}));
     EXPECT_EQ(result["outcome"], "survived");
+}
+
+// `gpukill kill --pid P --timeout-secs 60` run as a terminal would, its output discarded
+// (see above: an interrupt note to a closed stderr would end it by SIGPIPE), so that a
+// signal sent to it reaches gpukill itself.
+std::unique_ptr<RunningCommand> start_long_kill(const SimulatedHost& host, pid_t pid) {
+    return std::make_unique<RunningCommand>(
+        std::vector<std::string>{"/bin/sh", "-c",
+                                 "exec " + std::string(GPUKILL_BIN) + " kill --pid " +
+                                     std::to_string(pid) + " --timeout-secs 60 2>/dev/null"},
+        host.env());
+}
+
+// A terminal closed during a kill (SIGHUP) ends it as Ctrl-C does: the records of the
+// signal sent and the result are written (a SIGHUP once ended gpukill with only
+// `planned` in the log, though the target had been sent SIGTERM).
+TEST(Kill, AHangupDuringAKillIsAnInterruptAndTheSignalSentIsRecorded) {
+    SimulatedHost host;
+    Workload stubborn = host.run({"--gpu", "0", "--mem", "1G", "--ignore-term"});
+    auto kill = start_long_kill(host, stubborn.pid());
+    ASSERT_TRUE(wait_for_audit_record(host, "signalled", stubborn.pid()))
+        << "no signalled record while the kill waits its 60 s";
+    kill->send_signal(SIGHUP);
+    EXPECT_EQ(kill->wait(), 130) << "SIGHUP ends a kill as an interrupt";
+    EXPECT_TRUE(process_alive(stubborn.pid()));  // nothing more was sent
+
+    std::vector<std::string> events;
+    nlohmann::json intent;
+    nlohmann::json result;
+    for (const nlohmann::json& record : audit_records_about(host, stubborn.pid())) {
+        events.push_back(record["event"]);
+        if (record["event"] == "signal_intent") intent = record;
+        if (record["event"] == "result") result = record;
+    }
+    EXPECT_EQ(events, (std::vector<std::string>{"signal_intent", "signalled", "result"}));
+    EXPECT_EQ(intent["signal"], "SIGTERM");
+    EXPECT_EQ(intent["target"]["start_time_ticks"], stubborn.start_time_ticks());
+    EXPECT_EQ(result["outcome"], "survived");
+    EXPECT_NE(result["note"].get<std::string>().find("interrupted"), std::string::npos)
+        << result.dump();
+}
+
+// SIGKILL cannot be caught: gpukill ended right after its signal went out still leaves a
+// log naming that signal, because the intent is written and synced before the send.
+TEST(Kill, ASigkillRightAfterTheSignalLeavesItsIntentInTheLog) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "reads x86-64 system call numbers from /proc/PID/syscall";
+#endif
+    constexpr long kRtSigsuspend = 130;  // x86-64
+    SimulatedHost host;
+    // Asleep in sigsuspend until SIGTERM arrives, then lingering 60 s: the change of
+    // system call is the moment the signal was delivered.
+    Workload slow = host.run({"--gpu", "0", "--mem", "1G", "--term-delay", "60"});
+    auto kill = start_long_kill(host, slow.pid());
+    bool term_arrived = false;
+    for (int i = 0; i < 1000 && !term_arrived; ++i) {  // bounded: 10 s
+        auto call = current_syscall(slow.pid());
+        term_arrived = call && *call != kRtSigsuspend;
+        if (!term_arrived) usleep(10'000);
+    }
+    ASSERT_TRUE(term_arrived) << "SIGTERM never reached the workload";
+    kill->send_signal(SIGKILL);
+    EXPECT_EQ(kill->wait(), 128 + SIGKILL);
+
+    bool intent_recorded = false;
+    for (const nlohmann::json& record : audit_records_about(host, slow.pid())) {
+        if (record["event"] == "signal_intent" && record["signal"] == "SIGTERM" &&
+            record["target"]["start_time_ticks"] == slow.start_time_ticks()) {
+            intent_recorded = true;
+        }
+    }
+    EXPECT_TRUE(intent_recorded) << "the log does not name the SIGTERM the workload received";
 }
 
 // Out of file descriptors, a kill either does all of its work or says that gpukill

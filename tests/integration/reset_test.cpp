@@ -124,7 +124,8 @@ TEST(Reset, ForceReclaimsTheHoldersThenResetsAndTheLeakIsGone) {
 
     auto records = audit_records(state);
     auto names = events(records);
-    for (const char* event : {"reset_planned", "planned", "signalled", "result", "reset_result"}) {
+    for (const char* event :
+         {"reset_planned", "planned", "signal_intent", "signalled", "result", "reset_result"}) {
         EXPECT_TRUE(contains(names, event)) << event;
     }
     EXPECT_FALSE(contains(names, "reset_refused"));

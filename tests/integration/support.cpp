@@ -21,6 +21,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace gpukill::testing {
 namespace {
@@ -372,6 +373,29 @@ bool process_alive(pid_t pid) {
     auto close_paren = text.rfind(')');
     return close_paren != std::string::npos && close_paren + 2 < text.size() &&
            text[close_paren + 2] != 'Z';
+}
+
+std::vector<nlohmann::json> audit_records_about(const SimulatedHost& host, pid_t pid) {
+    std::ifstream log(host.env().at("GPUKILL_STATE_DIR") + "/audit.jsonl");
+    std::vector<nlohmann::json> records;
+    for (std::string line; std::getline(log, line);) {
+        nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+        if (record.is_discarded() || !record.contains("target")) continue;
+        if (record["target"].value("pid", 0) == pid) records.push_back(std::move(record));
+    }
+    return records;
+}
+
+bool wait_for_audit_record(const SimulatedHost& host, const std::string& event, pid_t pid,
+                           double timeout_seconds) {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+    for (;;) {
+        for (const nlohmann::json& record : audit_records_about(host, pid)) {
+            if (record["event"] == event) return true;
+        }
+        if (Clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polled, bounded
+    }
 }
 
 std::string current_user_name() {

@@ -120,6 +120,14 @@ class SimulatedHost {
 
 bool process_alive(pid_t pid);  // exists and is not a zombie
 
+// The records of the host's action log (GPUKILL_STATE_DIR/audit.jsonl) whose target is
+// `pid`, in order; a line not yet whole is skipped.
+std::vector<nlohmann::json> audit_records_about(const SimulatedHost& host, pid_t pid);
+// Waits until the action log holds an `event` record about `pid`: read again every
+// 10 ms, for at most `timeout_seconds`. Whether it came.
+bool wait_for_audit_record(const SimulatedHost& host, const std::string& event, pid_t pid,
+                           double timeout_seconds = 10);
+
 // Lets other users use the simulated host (its devices, its state files, the NVML
 // library path): the test tree only, made by this test.
 void open_host_to_all_users(const SimulatedHost& host);

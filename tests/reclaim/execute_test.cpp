@@ -1,5 +1,7 @@
 // execute_plan on real processes the test starts: outcomes, signals sent, timing, the
 // stale-identity refusal, stopped and zombie targets, and the kill() fallback.
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -206,6 +208,82 @@ TEST(ReclaimExecute, ResultsFollowPlanOrder) {
     EXPECT_GT(result.targets[0].seconds, result.targets[1].seconds);
     children.reap(a);
     children.reap(b);
+}
+
+// Each round of signals is handed to the recorder before its first system call (so the
+// intent can be on disk if the caller is killed right after a send) and after its last.
+TEST(ReclaimExecute, EachRoundIsRecordedBeforeItsSignalsGoOutAndAfter) {
+    Children children;
+    const pid_t stubborn = children.start(Behaviour::ignores_term);
+    const pid_t paused = children.start(Behaviour::ignores_term);
+    children.stop(paused);
+    struct Seen {
+        std::string when;
+        std::vector<std::pair<std::size_t, std::string>> sends;
+        bool stubborn_alive = false;
+        Strings stubborn_signals;
+    };
+    std::vector<Seen> seen;
+    const auto note = [&](const char* when) {
+        return [&seen, when, stubborn](const std::vector<SignalSend>& sends,
+                                       const ExecuteResult& so_far) {
+            Seen entry{.when = when,
+                       .sends = {},
+                       .stubborn_alive = Children::alive(stubborn),
+                       .stubborn_signals = so_far.targets.at(0).signals_sent};
+            for (const SignalSend& send : sends) {
+                entry.sends.emplace_back(send.target, signal_name(send.signal));
+            }
+            seen.push_back(std::move(entry));
+        };
+    };
+    const ExecuteResult result = execute_plan(
+        plan_of({Children::identity(stubborn), Children::identity(paused)}), HostRoots{},
+        quick(0.2, true), {.sending = note("sending"), .sent = note("sent")});
+
+    using Sends = std::vector<std::pair<std::size_t, std::string>>;
+    ASSERT_EQ(seen.size(), 4U);
+    EXPECT_EQ(seen[0].when, "sending");
+    EXPECT_EQ(seen[0].sends, (Sends{{0, "SIGTERM"}, {1, "SIGTERM"}, {1, "SIGCONT"}}));
+    EXPECT_TRUE(seen[0].stubborn_signals.empty()) << "recorded before anything was sent";
+    EXPECT_EQ(seen[1].when, "sent");
+    EXPECT_EQ(seen[1].sends, (Sends{{0, "SIGTERM"}, {1, "SIGTERM"}, {1, "SIGCONT"}}));
+    EXPECT_EQ(seen[1].stubborn_signals, Strings{"SIGTERM"});
+    EXPECT_EQ(seen[2].when, "sending");
+    EXPECT_EQ(seen[2].sends, (Sends{{0, "SIGKILL"}, {1, "SIGKILL"}}));
+    EXPECT_TRUE(seen[2].stubborn_alive) << "SIGKILL's intent is recorded before it is sent";
+    EXPECT_EQ(seen[3].when, "sent");
+    EXPECT_EQ(seen[3].sends, (Sends{{0, "SIGKILL"}, {1, "SIGKILL"}}));
+    EXPECT_EQ(seen[3].stubborn_signals, (Strings{"SIGTERM", "SIGKILL"}));
+    EXPECT_EQ(result.targets.at(0).outcome, Outcome::killed);
+    EXPECT_EQ(result.targets.at(1).outcome, Outcome::killed);
+    children.reap(stubborn);
+    children.reap(paused);
+}
+
+// A send that does not reach its target (it had already exited) has an intent and no
+// `sent`: the round's after-record lists only what was delivered.
+TEST(ReclaimExecute, OnlyDeliveredSignalsAreReportedSent) {
+    Children children;
+    const pid_t pid = children.start(Behaviour::cooperative);
+    std::size_t sending = 0;
+    std::size_t sent = 0;
+    const ExecuteResult result =
+        execute_plan(plan_of({Children::identity(pid)}), HostRoots{}, quick(5),
+                     {.sending =
+                          [&](const std::vector<SignalSend>& sends, const ExecuteResult&) {
+                              sending += sends.size();
+                              // It exits and is reaped before the signal goes out: the pidfd then
+                              // names no process (ESRCH).
+                              ::kill(pid, SIGKILL);
+                              children.reap(pid);
+                          },
+                      .sent = [&](const std::vector<SignalSend>& sends,
+                                  const ExecuteResult&) { sent += sends.size(); }});
+    EXPECT_EQ(sending, 1U);
+    EXPECT_EQ(sent, 0U);
+    EXPECT_EQ(result.targets.at(0).outcome, Outcome::exited);
+    EXPECT_TRUE(result.targets.at(0).signals_sent.empty());
 }
 
 }  // namespace
