@@ -181,6 +181,9 @@ void AgentServer::stop() {
 }
 
 std::optional<net::HttpResponse> AgentServer::admit(net::HttpRequest& request) const {
+    // Health answers whatever the Host: it reveals nothing, and the kubelet's probes name
+    // the pod's address, which no configuration knows in advance.
+    if (request.path == "/healthz" || request.path == "/readyz") return std::nullopt;
     const std::vector<std::string>& allowed = settings_.allowed_hosts;
     if (!net::host_header_allowed(request.header("Host"), allowed)) {
         return respond(error_response(403, "permission",
@@ -193,7 +196,6 @@ std::optional<net::HttpResponse> AgentServer::admit(net::HttpRequest& request) c
     if (!net::origin_allowed(origin, allowed)) {
         return respond(error_response(403, "permission", "cross-origin requests are refused"));
     }
-    if (request.path == "/healthz" || request.path == "/readyz") return std::nullopt;
     if (request.path == "/metrics" && loopback_) return std::nullopt;
 
     const Endpoint* endpoint = endpoint_at(request.path);

@@ -142,12 +142,12 @@ std::optional<std::string> audit_document_text(const Json& doc, OutputWidth widt
                 "No actions recorded at {} yet; gpukill kill and reset record theirs there.\n",
                 scope.source);
         }
-        audit::ActionLog log;
+        engine::ActionsOutcome log{.scope = scope, .records = {}, .skipped_lines = 0};
         log.skipped_lines = json_fields::number_or<std::size_t>(doc, "skipped_lines", 0);
         for (const Json& record : json_fields::list(doc, "records")) {
             if (record.is_object()) log.records.push_back(record);
         }
-        return actions_table(scope, log, width);
+        return actions_table(log, width);
     }
     if (scope.kind != "processes" && scope.kind != "summary") return std::nullopt;
     if (!scope.source_available) {

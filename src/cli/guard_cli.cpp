@@ -28,8 +28,7 @@ namespace {
 int run_check(const std::string& path) {
     auto summary = engine::check_policy_file(path);
     if (!summary) return report_error(summary.error());
-    fmt::print("{}: valid ({})
-", path, summary->contents);
+    fmt::print("{}: valid ({})\n", path, summary->contents);
     return exit_code::ok;
 }
 

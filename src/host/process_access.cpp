@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "host/capabilities.hpp"
-#include "model/parse_util.hpp"
 #include "host/proc_reader.hpp"
+#include "model/parse_util.hpp"
 
 namespace gpukill {
 namespace {

@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
 #include "cli/command_id.hpp"
 #include "cli/command_line.hpp"
 
@@ -25,24 +28,35 @@ std::string read_deploy_file(const std::string& relative) {
     return text.str();
 }
 
-// "" when every argument is something `gpukill ARGS...` accepts for its command; else
-// what is wrong. Options are checked against the one option table.
-std::string gpukill_arguments_problem(const std::vector<std::string>& args) {
+// "" when `gpukill ARGS...` parses; else the parser's complaint. The real parser, the
+// one run_cli uses (not the help's option table): an option the table lists but the
+// command's parser refuses after the command once broke the node-problem-detector rule.
+// $(VAR) references (the kubelet expands them) are given a plausible value first.
+std::string gpukill_arguments_problem(std::vector<std::string> args) {
     if (args.empty()) return "no command";
-    const auto command = command_named(args[0]);
-    if (!command) return "unknown command " + args[0];
-    const CommandLine command_line;
-    const auto options = command_line.options_for(*command);
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        if (!args[i].starts_with("--")) continue;
-        const std::string name = args[i].substr(0, args[i].find('='));
-        const bool known = std::any_of(options.begin(), options.end(), [&](const OptionDoc& o) {
-            return o.long_name == name ||
-                   std::find(o.aliases.begin(), o.aliases.end(), name) != o.aliases.end();
-        });
-        if (!known) return name + " is not an option of gpukill " + args[0];
+    for (std::string& arg : args) {
+        for (std::size_t at; (at = arg.find("$(")) != std::string::npos;) {
+            const std::size_t end = arg.find(')', at);
+            if (end == std::string::npos) break;
+            arg.replace(at, end - at + 1, "10.0.0.7");
+        }
+    }
+    CommandLine command_line;
+    std::vector<const char*> argv = {"gpukill"};
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    try {
+        command_line.app->parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::ParseError& e) {
+        return fmt::format("{} ({})", e.what(), e.get_name());
     }
     return "";
+}
+
+// The parser refuses what run_cli would refuse (so the checks above can fail).
+TEST(DeployFiles, TheRealParserRefusesAnOptionTheCommandDoesNotTake) {
+    EXPECT_EQ(gpukill_arguments_problem({"check", "--devfs=/host/dev", "--sysfs=/host/sys"}), "");
+    EXPECT_NE(gpukill_arguments_problem({"check", "--no-such-option"}), "");
+    EXPECT_NE(gpukill_arguments_problem({"agent", "--listen"}), "");  // its value is missing
 }
 
 std::vector<YAML::Node> kubernetes_documents() {

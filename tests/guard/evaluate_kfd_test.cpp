@@ -54,8 +54,8 @@ TEST(GuardKfd, TheSameRulesFireOnATieThatIsKnown) {
           std::pair{"users:\n  alice: {blocked_gpus: [1]}\n", "users.alice.blocked_gpus"},
           std::pair{"gpus:\n  1: {allowed_users: [bob]}\n", "gpus.1.allowed_users"}}) {
         World world;
-        const Decision* fired =
-            find(world.step(policy_from(yaml), known, clock_at(kMonday)), 300, rule);
+        const auto decisions = world.step(policy_from(yaml), known, clock_at(kMonday));
+        const Decision* fired = find(decisions, 300, rule);
         ASSERT_NE(fired, nullptr) << rule;
         EXPECT_EQ(fired->identity.pid, 300);
         World control;

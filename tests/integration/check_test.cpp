@@ -58,15 +58,13 @@ TEST(Check, ABuildInTmpThatNamesItselfIsANoteAndAKernelThreadsNameAProblem) {
     EXPECT_EQ((*finding)["score"], 40);
     EXPECT_EQ(signals_of(*finding), (std::set<std::string>{"exe_in_temp_dir", "name_mismatch"}));
 
-    // The same state and configuration as the scan (given before `check`, which does
-    // not take them after it).
+    // The same state and configuration as the scan.
     std::vector<std::string> args = {"--state-dir", build / "state", "--config-dir", build / "etc",
                                      "check"};
     CommandResult check = host.gpukill(args);
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
     EXPECT_EQ(check.out,
-              "clean: 2 GPUs, no problem found (1 rogue finding below the check threshold: "
-              "gpukill audit --rogue)\n");
+              "clean: 2 GPUs, no problem found; 1 rogue finding under 60 (audit --rogue)\n");
     args.push_back("--json");
     const nlohmann::json doc = nlohmann::json::parse(host.gpukill(args).out);
     EXPECT_EQ(doc["verdict"], "clean");

@@ -238,18 +238,14 @@ TEST(EngineGuard, WarnsThenActsWhenTheCallersClockPassesTheGracePeriod) {
     std::ofstream(path) << "mode: enforce\nusers:\n  " << current_user_name()
                         << ":\n    memory_limit: 4G\n    action: terminate\n"
                            "    grace_period: 1h\nterminate_timeout: 2s\n";
-    auto policy = guard::load_policy_file(path);
-    ASSERT_TRUE(policy) << policy.error().what;
     GuardRun run;
     const Actor actor{.interface = Interface::guard, .name = "policy", .remote = std::nullopt};
     const auto t0 = std::chrono::system_clock::now();
-    engine::Guard guard(
-        *engine,
-        engine::GuardSetup{.policy_path = path,
-                           .policy = std::move(*policy),
-                           .protected_list = reclaim::default_protected_list(),
-                           .command = "test: guard"},
-        actor, [&](const engine::GuardEvent& e) { run.events.push_back(e); }, t0);
+    auto opened = engine::Guard::open(
+        *engine, engine::GuardSetup{.policy_path = path, .command = "test: guard"}, actor,
+        [&](const engine::GuardEvent& e) { run.events.push_back(e); }, t0);
+    ASSERT_TRUE(opened) << opened.error().what;
+    engine::Guard& guard = **opened;
     guard.start();
     EXPECT_EQ(run.count(engine::GuardEventKind::started), 1u);
 

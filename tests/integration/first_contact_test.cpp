@@ -33,14 +33,17 @@ TEST(FirstContact, AMisspeltOptionGetsTheClosestOne) {
 }
 
 // Words that contradicted themselves (issue 33): "did you mean '--no-rogue'" to someone
-// who typed --no-rogue, and "1 required PID missing" for a --pid with no value.
+// who typed --no-rogue, and "1 required PID missing" for a --pid with no value. An
+// option is now taken before its command as after it (issue 30: one rule for every
+// option), so the first is simply obeyed.
 TEST(FirstContact, AnOptionBeforeItsCommandOrWithoutItsValueIsToldWhatToDo) {
     SimulatedHost host;
     CommandResult early = host.gpukill({"--no-rogue", "check"});
-    EXPECT_EQ(early.exit_code, 3);
-    EXPECT_EQ(early.err,
-              "gpukill: --no-rogue is an option of check: give it after the command (gpukill "
-              "check --no-rogue)\n");
+    CommandResult after = host.gpukill({"check", "--no-rogue"});
+    EXPECT_NE(early.exit_code, 3) << early.err;
+    EXPECT_EQ(early.exit_code, after.exit_code);
+    EXPECT_EQ(early.out, after.out);
+    EXPECT_EQ(early.err, "");
     CommandResult empty = host.gpukill({"kill", "--pid"});
     EXPECT_EQ(empty.exit_code, 3);
     EXPECT_EQ(empty.err, "gpukill: --pid needs a value: a PID (see gpukill --help)\n");
