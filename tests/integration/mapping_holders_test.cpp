@@ -41,6 +41,14 @@ nlohmann::json kill_document(const SimulatedHost& host, std::vector<std::string>
     return result.out.empty() ? nlohmann::json() : nlohmann::json::parse(result.out);
 }
 
+// How a listed process holds `file` (device_file_access), null when it does not.
+nlohmann::json access_to(const nlohmann::json& process, const std::string& file) {
+    const auto access = process.find("device_file_access");
+    if (access == process.end() || !access->is_object()) return nullptr;
+    const auto found = access->find(file);
+    return found == access->end() ? nlohmann::json() : *found;
+}
+
 std::vector<pid_t> everyone(const Workload& job) {
     std::vector<pid_t> pids{job.pid()};
     pids.insert(pids.end(), job.workers().begin(), job.workers().end());
@@ -55,22 +63,23 @@ TEST(MappingHolders, AMappingOnlyWorkloadAndItsWorkersAreListed) {
     for (pid_t pid : everyone(job)) {
         const nlohmann::json* process = listed(doc, pid);
         ASSERT_NE(process, nullptr) << pid << " holds GPU 0 by its mappings:\n" << doc.dump(1);
-        EXPECT_EQ((*process)["device_file_access"][gpu_node], nlohmann::json({"mapping"}));
+        EXPECT_EQ(access_to(*process, gpu_node), nlohmann::json({"mapping"})) << pid;
         EXPECT_EQ((*process)["device_files"].size(), 3u);  // nvidiactl, nvidia-uvm, nvidia0
         ASSERT_EQ((*process)["gpus"].size(), 1u);
         EXPECT_EQ((*process)["gpus"][0]["index"], 0);
         EXPECT_EQ((*process)["role"], "workload");
     }
     // The driver lists the allocating parent; its workers only by their mappings.
-    EXPECT_EQ((*listed(doc, job.workers()[0]))["gpus"][0]["seen_by"],
-              nlohmann::json({"device_file"}));
+    const nlohmann::json* worker = listed(doc, job.workers()[0]);
+    ASSERT_NE(worker, nullptr);
+    EXPECT_EQ((*worker)["gpus"][0]["seen_by"], nlohmann::json({"device_file"}));
 }
 
 TEST(MappingHolders, KillByGpuEndsTheWorkloadAndItsWorkers) {
     SimulatedHost host;
     Workload job = host.run({"--gpu", "1", "--mem", "2G", "--workers", "2", "--mapping-only"});
     CommandResult result;
-    const nlohmann::json doc = kill_document(host, {"--gpu", "1", "--batch", "--force"}, result);
+    nlohmann::json doc = kill_document(host, {"--gpu", "1", "--batch", "--force"}, result);
     ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
     for (pid_t pid : everyone(job)) {
         EXPECT_NE(kill_target(doc, pid), nullptr) << pid << " was not planned:\n" << result.out;
@@ -88,7 +97,7 @@ TEST(MappingHolders, OrphanedWorkersHoldingOnlyMappingsAreFoundByGpu) {
     Workload job = host.run({"--gpu", "0", "--mem", "3G", "--workers", "2", "--mapping-only"});
     job.kill_parent();
     CommandResult result;
-    const nlohmann::json doc =
+    nlohmann::json doc =
         kill_document(host, {"--gpu", "0", "--orphaned", "--batch", "--force"}, result);
     ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
     for (pid_t worker : job.workers()) {
@@ -104,7 +113,7 @@ TEST(MappingHolders, KillByPidTakesTheWorkersHoldingTheGpuByMapping) {
     SimulatedHost host;
     Workload job = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2", "--mapping-only"});
     CommandResult result;
-    const nlohmann::json doc = kill_document(host, {"--pid", std::to_string(job.pid())}, result);
+    nlohmann::json doc = kill_document(host, {"--pid", std::to_string(job.pid())}, result);
     ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
     for (pid_t worker : job.workers()) {
         const nlohmann::json* target = kill_target(doc, worker);
@@ -138,10 +147,10 @@ std::map<pid_t, std::string> fuser_access(const std::string& file) {
 std::map<pid_t, std::string> gpukill_access(const nlohmann::json& doc, const std::string& file) {
     std::map<pid_t, std::string> access;
     for (const auto& process : doc["processes"]) {
-        const auto how = process["device_file_access"].find(file);
-        if (how == process["device_file_access"].end()) continue;
+        const nlohmann::json how = access_to(process, file);
+        if (how.is_null()) continue;
         std::string held;
-        for (const auto& word : *how) held += word == "descriptor" ? "f" : "m";
+        for (const auto& word : how) held += word == "descriptor" ? "f" : "m";
         access[process["pid"].get<pid_t>()] = held;
     }
     return access;
