@@ -1,7 +1,7 @@
-// gpusim run --root DIR --gpu N --mem SIZE [--util PCT] [--workers K] [--ignore-term]
-//            [--term-delay SECS] [--name NAME] [--background]
-// gpusim run --root DIR --drm N [--kfd-only] [--kfd-vram SIZE] [--workers K] [--ignore-term]
-//            [--term-delay SECS] [--name NAME] [--background]
+// gpusim run --root DIR --gpu N --mem SIZE [--util PCT] [--workers K] [--mapping-only]
+//            [--ignore-term] [--term-delay SECS] [--name NAME] [--background]
+// gpusim run --root DIR --drm N [--kfd-only] [--kfd-vram SIZE] [--workers K] [--mapping-only]
+//            [--ignore-term] [--term-delay SECS] [--name NAME] [--background]
 
 #include "cli/commands.hpp"
 #include "cli/connections.hpp"
@@ -55,6 +55,7 @@ int cmd_run(const RunOptions& options, char** argv) {
                             .bytes = bytes,
                             .util_percent = options.util_percent,
                             .workers = options.workers,
+                            .mapping_only = options.mapping_only,
                             .ignore_term = options.ignore_term,
                             .term_delay_seconds = options.term_delay_seconds};
     return run_workload(spec, channel);

@@ -30,6 +30,7 @@ struct RunOptions {
     bool background = false;
     std::optional<unsigned> drm;           // --drm N: a DRM GPU of the scenario's drm_gpus instead
     bool kfd_only = false;                 // --kfd-only: /dev/kfd without the render node
+    bool mapping_only = false;             // --mapping-only: device nodes mapped, fds closed
     std::optional<std::string> kfd_vram;   // --kfd-vram SIZE: the process's VRAM in kfd's sysfs
     std::vector<std::string> connect;      // --connect HOST:PORT: TCP connections held for life
     std::vector<std::string> passthrough;  // extra arguments: only shown in the command line

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -23,6 +24,19 @@ bool holds(const fs::path& fd_dir, const std::string& target) {
     return false;
 }
 
+// A mapping of the node, its descriptor closed (gpusim run --mapping-only): the driver's
+// file stays referenced, so the client lives on. The path is the last field of the line.
+bool maps(const fs::path& maps_file, const std::string& target) {
+    std::ifstream in(maps_file);
+    for (std::string line; std::getline(in, line);) {
+        if (line.size() > target.size() && line.ends_with(target) &&
+            line[line.size() - target.size() - 1] == ' ') {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 std::vector<int> device_clients(const fs::path& device_node) {
@@ -37,7 +51,9 @@ std::vector<int> device_clients(const fs::path& device_node) {
         if (parsed != std::errc{} || end != name.data() + name.size() || pid == ::getpid()) {
             continue;
         }
-        if (holds(it->path() / "fd", target)) clients.push_back(pid);
+        if (holds(it->path() / "fd", target) || maps(it->path() / "maps", target)) {
+            clients.push_back(pid);
+        }
     }
     std::sort(clients.begin(), clients.end());
     return clients;

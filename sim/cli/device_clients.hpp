@@ -1,7 +1,8 @@
 #pragma once
 // Who has a simulated GPU open: every process (other than this one) with a descriptor on
-// DIR/dev/nvidia<minor>, found in /proc/PID/fd as the real driver knows its clients by their
-// open files. `nvidia-smi -r` refuses while any exists.
+// DIR/dev/nvidia<minor> or a mapping of it, found in /proc/PID/fd and /proc/PID/maps as the
+// real driver knows its clients by their open files (a mapping keeps its file open).
+// `nvidia-smi -r` refuses while any exists.
 
 #include <filesystem>
 #include <vector>

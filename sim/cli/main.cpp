@@ -52,6 +52,8 @@ int run(int argc, char** argv) {
         ->check(CLI::Range(0U, 100U));
     run_cmd->add_option("--workers", run.workers, "Forked workers sharing the GPU descriptors")
         ->check(CLI::Range(0U, 256U));
+    run_cmd->add_flag("--mapping-only", run.mapping_only,
+                      "Close each device file once mapped: hold the GPU by the mappings alone");
     run_cmd->add_flag("--ignore-term", run.ignore_term, "Ignore SIGTERM (parent and workers)");
     run_cmd->add_option("--term-delay", run.term_delay_seconds, "Exit this long after SIGTERM")
         ->check(CLI::NonNegativeNumber);

@@ -28,8 +28,10 @@ constexpr std::size_t kDeviceMapping = 4096;
 
 // Opens a device node read-write and maps it shared, as the CUDA runtime does, so the process
 // shows in /proc/PID/fd and /proc/PID/maps like a real GPU user. The mapping is never touched
-// (the files are empty). Both stay for the life of the process.
-Result<void> open_device(const std::filesystem::path& node) {
+// (the files are empty) and stays for the life of the process; so does the descriptor,
+// unless `mapping_only`: then it is closed once mapped, and only /proc/PID/maps shows the
+// node, as for a process that keeps a GPU client alive by its mapping alone.
+Result<void> open_device(const std::filesystem::path& node, bool mapping_only) {
     auto fd = open_file(node, O_RDWR);
     if (!fd) return std::unexpected(fd.error());
     void* mapping =
@@ -37,7 +39,7 @@ Result<void> open_device(const std::filesystem::path& node) {
     if (mapping == MAP_FAILED) {
         return fail(kExitFailure, "cannot map " + node.string() + ": " + errno_text(errno));
     }
-    fd->release();
+    if (!mapping_only) fd->release();  // kept open for life; else closed by its owner here
     return {};
 }
 
@@ -84,7 +86,9 @@ Result<std::function<std::string(const std::vector<pid_t>&)>> use_nvidia_gpu(
     if (auto gpu = usable_gpu(config, spec.gpu); !gpu) return std::unexpected(gpu.error());
     for (const auto& node : {spec.root.control_node(), spec.root.uvm_node(),
                              spec.root.device_node(config.gpus[spec.gpu].minor)}) {
-        if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
+        if (auto opened = open_device(node, spec.mapping_only); !opened) {
+            return std::unexpected(opened.error());
+        }
     }
     // The descriptor whose open file description carries the allocation's lock. It is never
     // closed: the kernel drops the lock when the last process sharing it exits.
@@ -117,7 +121,9 @@ Result<std::function<std::string(const std::vector<pid_t>&)>> use_drm_gpu(const 
     if (!spec.kfd_only) nodes.push_back(drm_render_node(spec.root, index));
     if (amdgpu) nodes.push_back(kfd_node(spec.root));
     for (const auto& node : nodes) {
-        if (auto opened = open_device(node); !opened) return std::unexpected(opened.error());
+        if (auto opened = open_device(node, spec.mapping_only); !opened) {
+            return std::unexpected(opened.error());
+        }
     }
     if (spec.kfd_vram_bytes) {
         auto published = publish_kfd_process(spec.root, config, index, *spec.kfd_vram_bytes);

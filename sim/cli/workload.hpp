@@ -1,8 +1,8 @@
 #pragma once
-// A real process that uses a simulated GPU the way a CUDA program does: it opens the control,
-// UVM and GPU device nodes, allocates memory, forks DataLoader-style workers that inherit the
-// descriptors, and then sleeps until a signal ends it. On a DRM GPU it opens the render node
-// (and /dev/kfd for AMD) the way a ROCm or Level Zero program does.
+// A real process that uses a simulated GPU the way a CUDA program does: it opens and maps the
+// control, UVM and GPU device nodes, allocates memory, forks DataLoader-style workers that
+// inherit the descriptors and mappings, and then sleeps until a signal ends it. On a DRM GPU it
+// opens the render node (and /dev/kfd for AMD) the way a ROCm or Level Zero program does.
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +28,9 @@ struct WorkloadSpec {
     std::uint64_t bytes = 0;
     unsigned util_percent = 0;
     unsigned workers = 0;
+    // Each device node's descriptor is closed once the node is mapped: the process (and
+    // its workers, forked after) hold the GPU by the mappings alone.
+    bool mapping_only = false;
     bool ignore_term = false;       // SIGTERM is ignored (SIG_IGN), in workers too
     double term_delay_seconds = 0;  // SIGTERM/SIGINT end the process this much later
 };

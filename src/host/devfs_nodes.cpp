@@ -22,9 +22,13 @@ std::vector<DevfsNode> list_gpu_device_nodes(const std::string& devfs) {
             auto node = classify_device_path(path, root);
             if (!node) continue;
             std::optional<FileIdentity> identity;
+            std::optional<FileIdentity> file;
             struct stat info {};
-            if (::stat(path.c_str(), &info) == 0) identity = identity_of(info);
-            nodes.push_back(DevfsNode{std::move(path), std::move(*node), identity});
+            if (::stat(path.c_str(), &info) == 0) {
+                identity = identity_of(info);
+                file = FileIdentity{info.st_dev, info.st_ino};
+            }
+            nodes.push_back(DevfsNode{std::move(path), std::move(*node), identity, file});
         }
     }
     return nodes;

@@ -31,6 +31,9 @@ struct DevfsNode {
     std::string path;  // absolute, under the device root
     DeviceNode node;
     std::optional<FileIdentity> identity;  // empty when it could not be stat'ed
+    // The node's own file (its filesystem's device and its inode, never the device it
+    // stands for): what a line of /proc/PID/maps names. Empty when it could not be stat'ed.
+    std::optional<FileIdentity> file;
 };
 
 // The directories under a device root that GPU nodes live in: its top level, dri/,

@@ -25,6 +25,7 @@
 
 #include "host/devfs_nodes.hpp"
 #include "host/drm_pci.hpp"
+#include "host/proc_maps_parse.hpp"
 #include "host/proc_parse.hpp"
 #include "model/parse_util.hpp"
 #include "sys/fd_io.hpp"
@@ -33,6 +34,10 @@ namespace gpukill {
 namespace {
 
 constexpr std::size_t kDentsBufferSize = 64 * 1024;
+// procfs hands out /proc/PID/maps a page of lines per read(), however large the buffer;
+// this holds one page beside the unfinished line of the one before (a line is at most
+// PATH_MAX and its fields).
+constexpr std::size_t kMapsBufferSize = 16 * 1024;
 
 // Directory entries from getdents64, decoded in place from a caller-owned buffer.
 class DentsReader {
@@ -165,6 +170,7 @@ class HolderScanner {
           prefix_(devfs_ + "/"),
           proc_buffer_(std::make_unique<char[]>(kDentsBufferSize)),
           fd_buffer_(std::make_unique<char[]>(kDentsBufferSize)),
+          maps_buffer_(std::make_unique<char[]>(kMapsBufferSize)),
           proc_reader_(proc_buffer_.get()),
           fd_reader_(fd_buffer_.get()) {
         auto proc = open_dir_at(AT_FDCWD, roots.procfs.c_str());
@@ -207,8 +213,10 @@ class HolderScanner {
         // user's process without ptrace rights, as for PID 1 in a container): that
         // process was not seen either, and is counted as such.
         int link_errno = 0;
+        std::size_t fds_listed = 0;
         const int fd_errno = fd_reader_.for_each(fd_dir, [&](const char* fd_name) {
             if (fd_name[0] == '.') return;
+            ++fds_listed;
             const ssize_t n = ::readlinkat(fd_dir, fd_name, link_, sizeof link_);
             if (n < 0 && errno != ENOENT && link_errno == 0) link_errno = errno;
             // Closed since the listing, or a path too long to be a device node.
@@ -223,8 +231,7 @@ class HolderScanner {
                 return;  // the common case: not a device node
             }
             if (!node) return;
-            const std::size_t index = index_of(nodes_, node->relative_path);
-            if (index == nodes_.size()) nodes_.push_back(std::move(*node));
+            const std::size_t index = hold(std::move(*node), &NodeAccess::descriptor);
             // DRM fds are remembered for their fdinfo (the driver's per-client usage).
             if (!is_drm_node(nodes_[index].kind)) return;
             if (auto fd = text::parse_int<int>(fd_name)) drm_fds_.push_back(DrmFd{*fd, index});
@@ -235,7 +242,12 @@ class HolderScanner {
             count_unread(result_, *pid, fd_errno);
             return;
         }
-        if (link_errno != 0) count_unread(result_, *pid, link_errno);
+        // A node may be held by a mapping alone: the descriptor closed after mmap, or a
+        // child forked after that (fuser's m).
+        const int maps_errno = scan_mappings(fd_dir, fds_listed);
+        if (link_errno != 0 || maps_errno != 0) {
+            count_unread(result_, *pid, link_errno != 0 ? link_errno : maps_errno);
+        }
         if (nodes_.empty()) return;
         // Only holders pay for this: stat through the fd directory's parent stays bound
         // to the process whose fds were read, so a reused PID cannot lend its identity.
@@ -252,6 +264,102 @@ class HolderScanner {
     }
 
   private:
+    // The node in this process's list (added once, in the order first seen) and how it is
+    // held; its index in nodes_.
+    std::size_t hold(DeviceNode node, bool NodeAccess::*how) {
+        const std::size_t index = index_of(nodes_, node.relative_path);
+        if (index == nodes_.size()) nodes_.push_back(std::move(node));
+        nodes_[index].access.*how = true;
+        return index;
+    }
+
+    // The GPU nodes the process beside `fd_dir` maps, from its /proc/PID/maps, added to
+    // nodes_; 0, or the errno that kept them from being read. A process with no fds at all
+    // is looked at only if it has an executable: a kernel thread has neither, nor memory.
+    // A line costs a few memchr calls unless its path is under the device root or (on a
+    // relocated root) under /dev: libraries and anonymous memory are passed over by text.
+    int scan_mappings(int fd_dir, std::size_t fds_listed) {
+        if (fds_listed == 0 && ::readlinkat(fd_dir, "../exe", link_, sizeof link_) < 0 &&
+            errno == ENOENT) {
+            return 0;
+        }
+        const int maps = ::openat(fd_dir, "../maps", O_RDONLY | O_CLOEXEC);
+        if (maps < 0) return errno == ENOENT || errno == ESRCH ? 0 : errno;  // gone: holds none
+        const UniqueFd maps_owner(maps);
+        char* const buffer = maps_buffer_.get();
+        std::size_t kept = 0;   // an unfinished line at the start of the buffer
+        bool skipping = false;  // inside a line longer than the buffer (not a device's)
+        for (;;) {
+            const ssize_t n = ::read(maps, buffer + kept, kMapsBufferSize - kept);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return errno == ESRCH ? 0 : errno;
+            }
+            if (n == 0) break;
+            const std::string_view text(buffer, kept + static_cast<std::size_t>(n));
+            std::size_t begin = 0;
+            for (std::size_t end; (end = text.find('\n', begin)) != std::string_view::npos;
+                 begin = end + 1) {
+                if (!skipping) mapping_line(fd_dir, text.substr(begin, end - begin));
+                skipping = false;
+            }
+            kept = text.size() - begin;
+            if (kept == kMapsBufferSize) {
+                kept = 0;
+                skipping = true;
+            }
+            std::memmove(buffer, buffer + begin, kept);
+        }
+        if (kept > 0 && !skipping) mapping_line(fd_dir, std::string_view(buffer, kept));
+        return 0;
+    }
+
+    void mapping_line(int fd_dir, std::string_view line) {
+        const std::string_view path = maps_line_path(line);
+        std::optional<DeviceNode> node;
+        if (path.starts_with(prefix_)) {
+            node = classify_device_path(path, devfs_);
+        } else if (relocated_ && path.starts_with("/dev/")) {
+            node = relocated_mapping(fd_dir, line, path);
+        } else {
+            return;
+        }
+        if (node) hold(std::move(*node), &NodeAccess::mapping);
+    }
+
+    // A mapping of a /dev/... path while the device root is elsewhere: as relocated_node
+    // for a link, the file decides which node of the root it is. The line names the mapped
+    // file (the root's own node when the holder sees it through a bind mount, or a
+    // simulator's regular file); another node for the same device (a container's own
+    // /dev) is looked at through /proc/PID/map_files (CAP_SYS_ADMIN); the path's text
+    // decides only when neither can say.
+    std::optional<DeviceNode> relocated_mapping(int fd_dir, std::string_view line,
+                                                std::string_view path) {
+        auto named = classify_device_path(path, "/dev");
+        if (!named) return std::nullopt;
+        const auto entry = parse_maps_line(line);
+        if (!entry) return std::nullopt;
+        const std::vector<DevfsNode>& candidates = root_nodes();
+        const FileIdentity mapped{entry->device, static_cast<ino_t>(entry->inode)};
+        for (const DevfsNode& candidate : candidates) {
+            if (candidate.file == mapped) return candidate.node;
+        }
+        std::string map_file = "../map_files/";
+        map_file += entry->range;
+        struct stat info {};
+        if (::fstatat(fd_dir, map_file.c_str(), &info, 0) != 0) return named;
+        const FileIdentity identity = identity_of(info);
+        for (const DevfsNode& candidate : candidates) {
+            if (candidate.identity == identity) return candidate.node;
+        }
+        return std::nullopt;  // a /dev file that is none of this root's GPU nodes
+    }
+
+    const std::vector<DevfsNode>& root_nodes() {
+        if (!relocated_nodes_) relocated_nodes_ = list_gpu_device_nodes(devfs_);
+        return *relocated_nodes_;
+    }
+
     // A /dev/... link of a holder while the device root is elsewhere (a container with
     // the host's /dev at /host/dev): the link names the node in the holder's own mount
     // namespace. Only a link whose text names a GPU node (by the drivers' names, as on a
@@ -265,11 +373,10 @@ class HolderScanner {
                                              std::string_view target) {
         auto named = classify_device_path(target, "/dev");
         if (!named) return std::nullopt;
-        if (!relocated_nodes_) relocated_nodes_ = list_gpu_device_nodes(devfs_);
         struct stat info {};
         if (::fstatat(fd_dir, fd_name, &info, 0) != 0) return named;
         const FileIdentity identity = identity_of(info);
-        for (const DevfsNode& candidate : *relocated_nodes_) {
+        for (const DevfsNode& candidate : root_nodes()) {
             if (candidate.identity == identity) return candidate.node;
         }
         return std::nullopt;  // a /dev file that is none of this root's GPU nodes
@@ -283,6 +390,7 @@ class HolderScanner {
     UniqueFd proc_;
     std::unique_ptr<char[]> proc_buffer_;
     std::unique_ptr<char[]> fd_buffer_;
+    std::unique_ptr<char[]> maps_buffer_;
     DentsReader proc_reader_;
     DentsReader fd_reader_;
     char link_[PATH_MAX];

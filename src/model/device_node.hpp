@@ -25,6 +25,16 @@ enum class DeviceNodeKind {
 
 const char* to_string(DeviceNodeKind kind);
 
+// How a process holds a device node, in fuser's terms: through an open descriptor (its
+// f and F) and/or through a mapping of the node in its address space (its m). A mapping
+// alone holds the device as surely as a descriptor: the driver's file stays referenced,
+// and its client alive, until the last mapping goes; fork copies mappings to children.
+struct NodeAccess {
+    bool descriptor = false;
+    bool mapping = false;
+    friend bool operator==(const NodeAccess&, const NodeAccess&) = default;
+};
+
 // A device path relative to the device root, e.g. "nvidia0", "dri/renderD128".
 struct DeviceNode {
     DeviceNodeKind kind = DeviceNodeKind::nvidia_ctl;
@@ -32,6 +42,9 @@ struct DeviceNode {
     std::optional<unsigned> nvidia_minor;   // for nvidia_gpu
     std::optional<unsigned> dri_minor;      // for dri_card / dri_render: the N in the name
     std::optional<std::string> pci_bus_id;  // dri nodes: the PCI parent from sysfs, normalised
+    // How its holder holds it (the fd sweep sets it); neither when unknown: a path
+    // classified alone, or a snapshot document from before access was recorded.
+    NodeAccess access;
 
     friend bool operator==(const DeviceNode&, const DeviceNode&) = default;
 };
@@ -44,7 +57,8 @@ struct DrmFd {
     friend bool operator==(const DrmFd&, const DrmFd&) = default;
 };
 
-// One process and every GPU device node it has open (each node once, however many fds).
+// One process and every GPU device node it holds, by descriptor or by mapping (each node
+// once, however many fds and mappings).
 struct DeviceHolder {
     pid_t pid = 0;
     std::vector<DeviceNode> nodes;

@@ -20,7 +20,7 @@ namespace gpukill {
 // Where a fact about a process-GPU pair came from.
 struct SeenBy {
     bool driver = false;       // the driver's process list
-    bool device_file = false;  // an open fd on the GPU's device node
+    bool device_file = false;  // its device node held: an open fd, or a mapping alone
     friend bool operator==(const SeenBy&, const SeenBy&) = default;
 };
 
@@ -77,9 +77,10 @@ inline const char* to_string(ProcessRole role) {
 
 struct SnapshotProcess {
     ProcessInfo info;
-    bool info_complete = true;             // false when /proc details were unreadable (exited?)
-    std::vector<ProcessGpuUse> gpus;       // GPUs it is tied to, by driver list or device file
-    std::vector<DeviceNode> device_nodes;  // every GPU device node it holds open
+    bool info_complete = true;        // false when /proc details were unreadable (exited?)
+    std::vector<ProcessGpuUse> gpus;  // GPUs it is tied to, by driver list or device file
+    // Every GPU device node it holds, open or mapped (DeviceNode::access says which).
+    std::vector<DeviceNode> device_nodes;
     // Re-parented after its parent died (see looks_orphaned): the DataLoader worker
     // left behind by `kill -9` on its trainer.
     bool orphaned = false;

@@ -94,8 +94,14 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         });
     }
     json device_files = json::array();
+    json device_file_access = json::object();
     for (const DeviceNode& node : process.device_nodes) {
-        device_files.push_back(snapshot.devfs + "/" + node.relative_path);
+        std::string path = snapshot.devfs + "/" + node.relative_path;
+        json access = json::array();
+        if (node.access.descriptor) access.push_back("descriptor");
+        if (node.access.mapping) access.push_back("mapping");
+        device_file_access[path] = std::move(access);
+        device_files.push_back(std::move(path));
     }
     auto start_ms = process_start_unix_ms(snapshot, info);
     return json{
@@ -121,6 +127,7 @@ json process_json(const Snapshot& snapshot, const SnapshotProcess& process) {
         {"info_complete", known},
         {"gpus", gpus},
         {"device_files", device_files},
+        {"device_file_access", device_file_access},
     };
 }
 

@@ -111,6 +111,25 @@ std::optional<std::pair<std::string, DeviceNode>> split_device_path(const std::s
     return std::nullopt;
 }
 
+// How one device file is held, from `device_file_access` (an object by path, each an
+// array of "descriptor" and "mapping"). A file the object does not name, or a word it
+// does not know, is an error: the writer names every file.
+std::optional<NodeAccess> node_access(const document_json& access, const std::string& path) {
+    const auto found = access.find(path);
+    if (found == access.end() || !found->is_array()) return std::nullopt;
+    NodeAccess how;
+    for (const document_json& word : *found) {
+        if (word == "descriptor") {
+            how.descriptor = true;
+        } else if (word == "mapping") {
+            how.mapping = true;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return how;
+}
+
 Gpu read_gpu(const document_json& doc, Fields& fields) {
     Gpu gpu;
     GpuReading& r = gpu.reading;
@@ -236,6 +255,10 @@ SnapshotProcess read_process(const document_json& doc, Fields& fields, Snapshot&
         }
         process.gpus.push_back(use);
     }
+    // Absent in documents from before it: how each file was held is then unknown.
+    const auto access_found = doc.find("device_file_access");
+    const bool with_access = access_found != doc.end() && !access_found->is_null();
+    if (with_access && !access_found->is_object()) fields.bad("device_file_access");
     for (const std::string& path : fields.required<std::vector<std::string>>(doc, "device_files")) {
         auto split = split_device_path(path);
         if (!split) {
@@ -243,6 +266,13 @@ SnapshotProcess read_process(const document_json& doc, Fields& fields, Snapshot&
             continue;
         }
         snapshot.devfs = split->first;
+        if (with_access && access_found->is_object()) {
+            if (auto how = node_access(*access_found, path)) {
+                split->second.access = *how;
+            } else {
+                fields.bad("device_file_access");
+            }
+        }
         process.device_nodes.push_back(split->second);
     }
     // The boot time, from the first process whose start is given both ways.

@@ -56,10 +56,15 @@ std::vector<std::string> details_lines(const engine::ProcessDetails& details,
                                      : "its device file only (the driver does not list it)",
                 use.known() ? "" : " (/dev/kfd: some AMD GPU)"));
         }
-        lines.push_back(fmt::format("open GPU files ({}):", holder->device_nodes.size()));
+        lines.push_back(fmt::format("GPU files held ({}):", holder->device_nodes.size()));
         for (const DeviceNode& node : holder->device_nodes) {
-            lines.push_back(fmt::format("  {}/{}  {}", devfs, printable(node.relative_path),
-                                        to_string(node.kind)));
+            // A mapping alone (the descriptor closed) holds the GPU as an open file does.
+            const char* how = node.access.descriptor && node.access.mapping ? "  open, mapped"
+                              : node.access.mapping                         ? "  mapped only"
+                              : node.access.descriptor                      ? "  open"
+                                                                            : "";
+            lines.push_back(fmt::format("  {}/{}  {}{}", devfs, printable(node.relative_path),
+                                        to_string(node.kind), how));
         }
     }
     lines.push_back("cgroup:");

@@ -75,10 +75,14 @@ Snapshot rich_snapshot() {
                                          .driver_kind = DriverProcessKind::compute,
                                          .seen_by = {true, true},
                                          .utilization_percent = 97});
-    trainer.device_nodes.push_back(DeviceNode{
-        .kind = DeviceNodeKind::nvidia_gpu, .relative_path = "nvidia0", .nvidia_minor = 0});
-    trainer.device_nodes.push_back(DeviceNode{
-        .kind = DeviceNodeKind::dri_render, .relative_path = "dri/renderD128", .dri_minor = 128});
+    trainer.device_nodes.push_back(DeviceNode{.kind = DeviceNodeKind::nvidia_gpu,
+                                              .relative_path = "nvidia0",
+                                              .nvidia_minor = 0,
+                                              .access = {.descriptor = true, .mapping = true}});
+    trainer.device_nodes.push_back(DeviceNode{.kind = DeviceNodeKind::dri_render,
+                                              .relative_path = "dri/renderD128",
+                                              .dri_minor = 128,
+                                              .access = {.mapping = true}});
     s.processes.push_back(trainer);
     s.gpus[0].reading.processes->push_back(
         DriverProcess{4242, 4ULL << 30, DriverProcessKind::compute});
@@ -110,6 +114,28 @@ TEST(SnapshotJsonRead, ADocumentRoundTripsFieldForField) {
     EXPECT_EQ((*read->gpus[0].reading.processes)[0].pid, 4242);
     EXPECT_FALSE(read->gpus[1].reading.processes);
     EXPECT_FALSE(read->processes[1].info_complete);
+}
+
+TEST(SnapshotJsonRead, HowEachDeviceFileIsHeldIsReadBackAndCheckedWhenGiven) {
+    auto document = to_json(rich_snapshot());
+    EXPECT_EQ(nlohmann::json::parse(document["processes"][0]["device_file_access"].dump()),
+              nlohmann::json::parse(R"({"/tmp/sim/dev/nvidia0": ["descriptor", "mapping"],
+                                        "/tmp/sim/dev/dri/renderD128": ["mapping"]})"));
+    // A document from before the field: how the files were held is not known.
+    document["processes"][0].erase("device_file_access");
+    auto older = snapshot_from_json(document.dump());
+    ASSERT_TRUE(older) << older.error().what;
+    EXPECT_EQ(older->processes[0].device_nodes[0].access, NodeAccess{});
+    EXPECT_EQ(older->processes[0].device_nodes.size(), 2u);
+
+    document = to_json(rich_snapshot());
+    document["processes"][0]["device_file_access"]["/tmp/sim/dev/nvidia0"] = {"borrowed"};
+    EXPECT_EQ(snapshot_from_json(document.dump()).error().what,
+              "not a `gpukill list --json` document: snapshot.device_file_access is missing or "
+              "has the wrong type");
+    document = to_json(rich_snapshot());
+    document["processes"][0]["device_file_access"].erase("/tmp/sim/dev/nvidia0");
+    EXPECT_FALSE(snapshot_from_json(document.dump()));
 }
 
 TEST(SnapshotJsonRead, LaterAddedFieldsAreIgnored) {

@@ -22,8 +22,13 @@ TEST(SnapshotJson, CarriesTheSchemaVersionAndDocumentedFields) {
     r.processes = std::vector<DriverProcess>{{10, 40}};
     in.readings = {r};
     DeviceHolder h{.pid = 10};
-    h.nodes.push_back(
-        {.kind = DeviceNodeKind::nvidia_gpu, .relative_path = "nvidia0", .nvidia_minor = 0});
+    h.nodes.push_back({.kind = DeviceNodeKind::nvidia_gpu,
+                       .relative_path = "nvidia0",
+                       .nvidia_minor = 0,
+                       .access = {.mapping = true}});
+    h.nodes.push_back({.kind = DeviceNodeKind::nvidia_ctl,
+                       .relative_path = "nvidiactl",
+                       .access = {.descriptor = true, .mapping = true}});
     in.holders = {h};
     ProcessInfo p{.pid = 10, .ppid = 1, .uid = 1000u, .user = "alice", .comm = "python"};
     p.cmdline = {"python", "train.py", "--lr", "3e-4"};
@@ -57,6 +62,10 @@ TEST(SnapshotJson, CarriesTheSchemaVersionAndDocumentedFields) {
     EXPECT_EQ(proc["gpus"][0]["memory_bytes"], 40);
     EXPECT_EQ(proc["gpus"][0]["seen_by"], nlohmann::json({"driver", "device_file"}));
     EXPECT_EQ(proc["device_files"][0], "/dev/nvidia0");
+    // How each is held: fuser's f/F ("descriptor") and m ("mapping").
+    EXPECT_EQ(proc["device_file_access"],
+              nlohmann::json::parse(
+                  R"({"/dev/nvidia0": ["mapping"], "/dev/nvidiactl": ["descriptor", "mapping"]})"));
 }
 
 TEST(SnapshotJson, AProcessWithoutDetailsHasNullsNotInventedValues) {

@@ -2,6 +2,7 @@
 // codes, and the scenario keys that drive it (architecture, nvlinks, failures.reset).
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -144,6 +145,19 @@ TEST_F(NvidiaSmiTest, AnyOpenDeviceFileCountsAsAClient) {
     EXPECT_EQ(reset({"-i", "1"}).exit_code, 255);
     EXPECT_EQ(reset({"-i", "0"}).exit_code, 0);  // another GPU's file is not this one
     ::close(fd);
+    EXPECT_EQ(reset({"-i", "1"}).exit_code, 0);
+}
+
+// A mapping keeps the driver's file, and so its client, alive after the descriptor closes.
+TEST_F(NvidiaSmiTest, AMappingOfTheDeviceFileCountsAsAClient) {
+    start();
+    const int fd = ::open((root_ / "dev" / "nvidia1").c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    void* mapping = ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    ASSERT_NE(mapping, MAP_FAILED);
+    EXPECT_EQ(reset({"-i", "1"}).exit_code, 255);
+    ::munmap(mapping, 4096);
     EXPECT_EQ(reset({"-i", "1"}).exit_code, 0);
 }
 

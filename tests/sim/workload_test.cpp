@@ -114,6 +114,27 @@ TEST_F(WorkloadTest, OrphanedWorkersKeepTheMemoryButLeaveTheProcessList) {
     EXPECT_TRUE(processes(0).empty());
 }
 
+// --mapping-only: each node's descriptor closed once mapped, in the parent and so in the
+// workers forked after; the allocation as without it.
+TEST_F(WorkloadTest, MappingOnlyHoldsTheNodesByMappingsAloneInWorkersToo) {
+    Workload workload(run_args("1", "1G", {"--workers", "2", "--mapping-only"}));
+    ASSERT_TRUE(workload.ready()) << workload.failure_text();
+    EXPECT_EQ(used(1), kGiB);
+    EXPECT_EQ(pids_of(processes(1)),
+              std::vector<unsigned int>{static_cast<unsigned>(workload.pid())});
+    std::vector<pid_t> everyone = workload.worker_pids();
+    everyone.push_back(workload.pid());
+    ASSERT_EQ(everyone.size(), 3U);
+    for (pid_t pid : everyone) {
+        const std::string maps = gpusim_test::read_text("/proc/" + std::to_string(pid) + "/maps");
+        for (const char* node : {"nvidia1", "nvidiactl", "nvidia-uvm"}) {
+            EXPECT_FALSE(holds_open(pid, root() / "dev" / node)) << pid << " " << node;
+            EXPECT_NE(maps.find(" " + (root() / "dev" / node).string() + "\n"), std::string::npos)
+                << pid << " " << node;
+        }
+    }
+}
+
 TEST_F(WorkloadTest, SigtermEndsTheWorkloadPromptlyWithStatusZero) {
     Workload workload(run_args("1", "512M", {"--workers", "1"}));
     ASSERT_TRUE(workload.ready()) << workload.failure_text();
