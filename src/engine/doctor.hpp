@@ -37,6 +37,17 @@ struct DoctorFacts {
     bool state_dir_writable = false;
     // Why the agent's event-driven holder tracker cannot start here; empty when it can.
     std::string holder_tracking_unavailable;
+    // What a Kubernetes node's runtimes leave under the run directory (roots.rundir):
+    // their CRI socket, and the directory of their containers' bundles, which is where
+    // gpukill reads images and pods (host/cri_bundle.hpp).
+    struct CriRuntimeFacts {
+        std::string name;        // "containerd", "cri-o"
+        bool socket = false;     // its CRI socket is there
+        bool bundles = false;    // its bundle directory opens
+        std::string bundle_dir;  // where that directory is looked for
+        std::string socket_path;
+    };
+    std::vector<CriRuntimeFacts> cri_runtimes;
 };
 
 enum class CheckLevel { ok, info, warn, fail };
