@@ -5,7 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string_view>
 
 namespace gpukill::agent {
 namespace {
@@ -17,6 +19,8 @@ std::string device_name(const GpuReading& reading) {
     if (reading.drm_card) return *reading.drm_card;
     return {};
 }
+
+constexpr std::string_view kFbUsed = "DCGM_FI_DEV_FB_USED";
 
 std::uint64_t mebibytes(std::uint64_t bytes) {
     return bytes >> 20;
@@ -100,6 +104,36 @@ const std::vector<DcgmFamily>& dcgm_families() {
     return families;
 }
 
+// A Kubernetes container using a GPU, as dcgm-exporter's --kubernetes mode names it.
+struct PodContainer {
+    std::string pod;
+    std::string pod_namespace;
+    std::string container;
+    auto operator<=>(const PodContainer&) const = default;
+};
+
+// The containers of pods whose workloads are tied to `gpu` (observers left out), each
+// with the memory they hold on it; only holders whose pod's name is known.
+std::map<PodContainer, std::uint64_t> pods_on(const Snapshot& snapshot, const Gpu& gpu) {
+    std::map<PodContainer, std::uint64_t> pods;
+    for (const SnapshotProcess& process : snapshot.processes) {
+        const std::optional<ContainerInfo>& c = process.info.container;
+        if (process.observer() || !c || !c->pod_name) continue;
+        for (const ProcessGpuUse& use : process.gpus) {
+            if (use.gpu_index != gpu.index || !use.known()) continue;
+            pods[PodContainer{*c->pod_name, c->pod_namespace.value_or(""),
+                              c->container_name.value_or("")}] += use.memory_bytes.value_or(0);
+        }
+    }
+    return pods;
+}
+
+void add_pod_labels(Labels& labels, const PodContainer& pod) {
+    labels.emplace_back("pod", pod.pod);
+    labels.emplace_back("namespace", pod.pod_namespace);
+    labels.emplace_back("container", pod.container);
+}
+
 }  // namespace
 
 Labels gpu_labels(const Gpu& gpu) {
@@ -122,6 +156,12 @@ void dcgm_metrics(Exposition& out, const Snapshot& snapshot) {
         const GpuReading& r = gpu.reading;
         if (r.vendor != Vendor::nvidia) continue;
         Labels labels = gpu_labels(gpu);
+        // As dcgm-exporter's --kubernetes mode: a GPU one pod's container uses carries
+        // that pod's names on every series. A GPU several share keeps its own series
+        // unnamed, and its memory in use is also given per container (dcgm-exporter's
+        // per-process FB_USED), so no sum counts the device twice.
+        const std::map<PodContainer, std::uint64_t> pods = pods_on(snapshot, gpu);
+        if (pods.size() == 1) add_pod_labels(labels, pods.begin()->first);
         // dcgm-exporter's one "label" counter: the driver on every series.
         if (r.driver_version) labels.emplace_back("DCGM_FI_DRIVER_VERSION", *r.driver_version);
         for (std::size_t i = 0; i < declared.size(); ++i) {
@@ -132,6 +172,16 @@ void dcgm_metrics(Exposition& out, const Snapshot& snapshot) {
                 out.sample(*declared[i], labels, static_cast<std::uint64_t>(*value));
             } else {
                 out.sample(*declared[i], labels, *value);
+            }
+            if (pods.size() > 1 && std::string_view(dcgm_families()[i].name) == kFbUsed) {
+                for (const auto& [pod, bytes] : pods) {
+                    Labels per_pod = gpu_labels(gpu);
+                    add_pod_labels(per_pod, pod);
+                    if (r.driver_version) {
+                        per_pod.emplace_back("DCGM_FI_DRIVER_VERSION", *r.driver_version);
+                    }
+                    out.sample(*declared[i], per_pod, mebibytes(bytes));
+                }
             }
         }
     }

@@ -19,7 +19,12 @@ namespace gpukill::agent {
 // it): gpu, UUID, pci_bus_id, device, modelName. Every per-GPU family carries them.
 Labels gpu_labels(const Gpu& gpu);
 
-// dcgm-exporter's families for the NVIDIA GPUs of `snapshot`, declared in `out`.
+// dcgm-exporter's families for the NVIDIA GPUs of `snapshot`, declared in `out`. With
+// the Kubernetes labels of its --kubernetes mode (NVIDIA/dcgm-exporter
+// internal/pkg/transformation: `pod`, `namespace`, `container`, the names of the pod
+// and of the container in it): on every series of a GPU that one pod's container uses;
+// where several share a GPU, DCGM_FI_DEV_FB_USED also once per container with the
+// memory its processes hold, beside the GPU's own unnamed series.
 void dcgm_metrics(Exposition& out, const Snapshot& snapshot);
 
 // dcgm-exporter's spelling of a PCI bus id (NVML's: "00000000:3B:00.0") from gpukill's

@@ -132,9 +132,12 @@ void gpu_metrics(Exposition& out, const Snapshot& snapshot, const MetricsOptions
                        {"pid", std::to_string(p.pid)},
                        {"user", p.user},
                        {"name", p.comm},
-                       {"container", c ? c->id : std::string()},
-                       {"pod", c && c->pod_uid ? *c->pod_uid : std::string()},
-                       {"namespace", c && c->pod_namespace ? *c->pod_namespace : std::string()}},
+                       // dcgm-exporter's names: the pod's and the container's in it.
+                       {"pod", c && c->pod_name ? *c->pod_name : std::string()},
+                       {"namespace", c && c->pod_namespace ? *c->pod_namespace : std::string()},
+                       {"container", c && c->container_name ? *c->container_name : std::string()},
+                       {"container_id", c ? c->id : std::string()},
+                       {"pod_uid", c && c->pod_uid ? *c->pod_uid : std::string()}},
                 with_memory[i].memory);
         }
         std::uint64_t rest = 0;

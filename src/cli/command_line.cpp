@@ -21,6 +21,11 @@ void add_global_flags(CLI::App& app, GlobalFlags& flags) {
     app.add_option("--devfs", flags.devfs, "device root (GPUKILL_DEVFS, default /dev)")
         ->type_name("DIR")
         ->group(group);
+    app.add_option("--rundir", flags.rundir,
+                   "the host's run directory, where containerd and CRI-O keep their "
+                   "containers' bundles (GPUKILL_RUNDIR, default /run)")
+        ->type_name("DIR")
+        ->group(group);
     app.add_option("--nvml-library", flags.nvml_library,
                    "NVML library to load (GPUKILL_NVML_LIBRARY, default libnvidia-ml.so.1)")
         ->type_name("PATH")

@@ -63,6 +63,8 @@ Result<GlobalOptions> resolve_global_options(const GlobalFlags& flags, const Env
          [&](auto v) { options.roots.sysfs = v.value_or("/sys"); }},
         {flags.devfs, "--devfs", "GPUKILL_DEVFS",
          [&](auto v) { options.roots.devfs = v.value_or("/dev"); }},
+        {flags.rundir, "--rundir", "GPUKILL_RUNDIR",
+         [&](auto v) { options.roots.rundir = v.value_or("/run"); }},
         {flags.nvml_library, "--nvml-library", "GPUKILL_NVML_LIBRARY",
          [&](auto v) { options.nvml_library = v; }},
         {flags.state_dir, "--state-dir", "GPUKILL_STATE_DIR",

@@ -24,7 +24,7 @@ struct GlobalOptions {
 
 // What the user gave on the command line; empty optional means "not given".
 struct GlobalFlags {
-    std::optional<std::string> procfs, sysfs, devfs, nvml_library, state_dir, config_dir;
+    std::optional<std::string> procfs, sysfs, devfs, rundir, nvml_library, state_dir, config_dir;
 };
 
 using Environment = std::function<std::optional<std::string>(const char* name)>;

@@ -145,9 +145,19 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
     // Per-process utilisation comes from DRM fdinfo only: the column is shown where a
     // DRM GPU is present ("-" until a second sample, in --watch, can measure it).
     const bool with_utilization = has_drm_gpu(snapshot);
+    // Kubernetes' names where any holder is in a pod whose runtime named it.
+    const bool with_pods = std::any_of(
+        snapshot.processes.begin(), snapshot.processes.end(), [](const SnapshotProcess& p) {
+            return p.info.container &&
+                   (p.info.container->pod_name || p.info.container->pod_namespace);
+        });
     std::vector<std::string> headers = {"GPU",     "PID",       "USER",  "NAME",    "MEMORY",
                                         "STARTED", "CONTAINER", "IMAGE", "SEEN BY", "COMMAND"};
     std::vector<bool> right = {true, true, false, false, true, false, false, false, false, false};
+    if (with_pods) {
+        headers.insert(headers.begin() + 7, {"NAMESPACE", "POD"});
+        right.insert(right.begin() + 7, {false, false});
+    }
     if (with_utilization) {
         headers.insert(headers.begin() + 5, "GPU%");
         right.insert(right.begin() + 5, true);
@@ -173,6 +183,10 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         }
         const std::string image =
             info.container && info.container->image ? *info.container->image : "-";
+        const auto pod_cell = [&](std::optional<std::string> ContainerInfo::*field) {
+            return info.container && (*info.container).*field ? *((*info.container).*field)
+                                                              : std::string("-");
+        };
         std::string command = fmt::format("{}", fmt::join(info.cmdline, " "));
         if (!process.info_complete) command = "(details unreadable: exited or not permitted)";
         std::string orphan = process.orphaned ? " (parent gone)" : "";
@@ -188,6 +202,10 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
                                            image,
                                            std::move(seen),
                                            command};
+            if (with_pods) {
+                cells.insert(cells.begin() + 7, {pod_cell(&ContainerInfo::pod_namespace),
+                                                 pod_cell(&ContainerInfo::pod_name)});
+            }
             if (with_utilization) cells.insert(cells.begin() + 5, percent_cell(utilization));
             return cells;
         };
@@ -213,7 +231,8 @@ void append_process_table(std::string& out, const Snapshot& snapshot, OutputWidt
         return a.memory > b.memory;
     });
     for (Row& row : rows) table.add_row(std::move(row.cells));
-    for (const char* column : {"STARTED", "IMAGE", "CONTAINER", "GPU%"})
+    // The pod's names first: the container id and image say the most about what runs.
+    for (const char* column : {"POD", "NAMESPACE", "STARTED", "IMAGE", "CONTAINER", "GPU%"})
         table.drop_when_narrow(column);
     out += '\n';
     out += table.render(0, width);

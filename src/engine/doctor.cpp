@@ -11,6 +11,7 @@
 
 #include "backends/registry.hpp"
 #include "discovery/discover.hpp"
+#include "host/cri_bundle.hpp"
 #include "host/holder_tracker.hpp"
 #include "host/process_access.hpp"
 #include "model/human_format.hpp"
@@ -142,6 +143,29 @@ std::vector<DoctorCheck> diagnose(const DoctorFacts& facts) {
                             "run as root with CAP_SYS_ADMIN and CAP_NET_ADMIN (deploy/ grants "
                             "both); nothing is missed without them, each sample costs more"),
     });
+    for (const DoctorFacts::CriRuntimeFacts& runtime : facts.cri_runtimes) {
+        if (runtime.bundles) {
+            checks.push_back(DoctorCheck{
+                .name = "container images (" + runtime.name + ")",
+                .level = CheckLevel::ok,
+                .detail = "images and pods read from the bundles in " + runtime.bundle_dir,
+            });
+        } else if (runtime.socket) {
+            // The runtime is here, but its answer is over gRPC only: images stay unknown.
+            checks.push_back(DoctorCheck{
+                .name = "container images (" + runtime.name + ")",
+                .level = CheckLevel::warn,
+                .detail = fmt::format(
+                    "{} answers at {} over the CRI (gRPC), which gpukill does not speak, and "
+                    "its bundles are not visible at {}: container images and pods are "
+                    "unknown, so --image, --not-image, --namespace and --pod select nothing",
+                    runtime.name, runtime.socket_path, runtime.bundle_dir),
+                .advice = "give gpukill the host's run directory (--rundir, GPUKILL_RUNDIR), "
+                          "or mount that directory read-only where --rundir points, as "
+                          "deploy/kubernetes does",
+            });
+        }
+    }
     checks.push_back(DoctorCheck{
         .name = "state directory",
         .level = facts.state_dir_writable ? CheckLevel::ok : CheckLevel::warn,
@@ -174,6 +198,16 @@ DoctorFacts gather_doctor_facts(const EngineConfig& config) {
         count_entries(config.roots.devfs + "/dri", std::regex("(card|renderD)[0-9]+"));
     struct stat info {};
     facts.kfd_present = stat((config.roots.devfs + "/kfd").c_str(), &info) == 0;
+    for (CriRuntime runtime : {CriRuntime::containerd, CriRuntime::cri_o}) {
+        DoctorFacts::CriRuntimeFacts found{.name = to_string(runtime)};
+        found.bundle_dir = config.roots.rundir + "/" + std::string(bundle_directory(runtime));
+        found.socket_path =
+            config.roots.rundir + "/" +
+            std::string(runtime == CriRuntime::containerd ? kContainerdSocket : kCrioSocket);
+        found.bundles = access(found.bundle_dir.c_str(), R_OK | X_OK) == 0;
+        found.socket = stat(found.socket_path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode);
+        facts.cri_runtimes.push_back(std::move(found));
+    }
     facts.state_dir = config.state_dir;
     facts.state_dir_writable = writable_or_creatable(config.state_dir);
     const auto tracker = HolderTracker::start(config.roots, kTrackedSnapshotsPerFullSweep,

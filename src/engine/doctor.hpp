@@ -42,6 +42,17 @@ struct DoctorFacts {
     // events from overflowing it).
     std::size_t holder_events_buffer_bytes = 0;
     bool holder_events_filtered = false;
+    // What a Kubernetes node's runtimes leave under the run directory (roots.rundir):
+    // their CRI socket, and the directory of their containers' bundles, which is where
+    // gpukill reads images and pods (host/cri_bundle.hpp).
+    struct CriRuntimeFacts {
+        std::string name;        // "containerd", "cri-o"
+        bool socket = false;     // its CRI socket is there
+        bool bundles = false;    // its bundle directory opens
+        std::string bundle_dir;  // where that directory is looked for
+        std::string socket_path;
+    };
+    std::vector<CriRuntimeFacts> cri_runtimes;
 };
 
 enum class CheckLevel { ok, info, warn, fail };

@@ -1,7 +1,9 @@
 #include "engine/engine.hpp"
 
-#include <functional>
+#include <fmt/format.h>
 
+#include <functional>
+#include <set>
 #include <utility>
 
 #include "backends/registry.hpp"
@@ -41,16 +43,54 @@ std::int64_t clock_ms(std::chrono::system_clock::time_point when) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
 }
 
-// Each container holder's image from its runtime, cached per container id, and its pod's
-// namespace.
+// What the runtime's bundle says, unless it names another pod than the cgroup does: the
+// kernel's cgroup is the process's, and a bundle that disagrees (an id reused, a layout
+// misread) is not trusted for any of it.
+bool agrees_with_cgroup(const ContainerInfo& container, const CriBundleFacts& facts) {
+    return !container.pod_uid || !facts.pod_uid || *container.pod_uid == *facts.pod_uid;
+}
+
+// Each container holder's image and pod: from the bundle containerd or CRI-O wrote for it
+// (no daemon asked), else the image from a Docker or Podman API and the namespace from the
+// kubelet's pod log directories. Each cached per container id or pod UID. A bundle that
+// was refused leaves the image unknown and says why among the snapshot's warnings.
 void resolve_containers(Engine::State& state, Snapshot& snapshot) {
     const auto now = std::chrono::steady_clock::now();
+    std::set<std::string> refused;
     for (SnapshotProcess& process : snapshot.processes) {
         if (!process.info.container || process.gpus.empty()) continue;
         ContainerInfo& container = *process.info.container;
-        if (state.images.enabled()) container.image = state.images.image_of(container, now);
-        if (container.pod_uid) {
-            container.pod_namespace = state.pod_namespaces.namespace_of(*container.pod_uid, now);
+        CriBundles::Lookup bundle = state.bundles.look_up(container, now);
+        if (bundle.refusal && refused.insert(*bundle.refusal).second) {
+            snapshot.warnings.push_back("container image unknown: " + *bundle.refusal);
+        }
+        bool distrusted = bundle.refusal.has_value();
+        if (bundle.facts && !agrees_with_cgroup(container, *bundle.facts)) {
+            distrusted = true;
+            if (refused.insert(container.id).second) {
+                snapshot.warnings.push_back(fmt::format(
+                    "container image unknown: the bundle of container {} names pod {}, its "
+                    "cgroup pod {}: not trusted",
+                    container.id.substr(0, 12), *bundle.facts->pod_uid, *container.pod_uid));
+            }
+            bundle.facts.reset();
+        }
+        if (bundle.facts) {
+            container.image = bundle.facts->image;
+            container.pod_name = bundle.facts->pod_name;
+            container.pod_namespace = bundle.facts->pod_namespace;
+            container.container_name = bundle.facts->container_name;
+            if (!container.pod_uid) container.pod_uid = bundle.facts->pod_uid;
+        }
+        // A refused bundle is that runtime's container: no other source is asked for it.
+        if (!container.image && !distrusted && state.images.enabled()) {
+            container.image = state.images.image_of(container, now);
+        }
+        if (container.pod_uid && (!container.pod_namespace || !container.pod_name)) {
+            if (auto pod = state.pod_namespaces.pod_of(*container.pod_uid, now)) {
+                if (!container.pod_namespace) container.pod_namespace = pod->pod_namespace;
+                if (!container.pod_name) container.pod_name = pod->name;
+            }
         }
     }
 }
@@ -75,6 +115,7 @@ Engine::State::State(const EngineConfig& config)
     : action_log(config.state_dir,
                  audit::AuditLogOptions{.use_syslog = config.syslog, .syslog = config.syslog_sink}),
       history(config.state_dir, config.config_dir, config.environment),
+      bundles(CriBundleOptions{.rundir = config.roots.rundir}),
       images(runtime_settings(config)),
       pod_namespaces(pod_log_dir(config)),
       slurm_accounts(scontrol_program(config)) {}

@@ -1,7 +1,7 @@
 // What an Engine keeps for its own calls, and the calls only src/engine makes on it:
 // the opened backends, discovery's state across snapshots, the action log, the usage
-// history, the container, pod and Slurm caches. Private to the engine: the interfaces
-// see engine.hpp alone, and reach all of this through the engine's calls.
+// history, the container (bundles, runtime APIs), pod and Slurm caches. Private to the engine: the
+// interfaces see engine.hpp alone, and reach all of this through the engine's calls.
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +19,7 @@
 #include "engine/history_recorder.hpp"
 #include "engine/shown_plans.hpp"
 #include "host/container_runtime.hpp"
+#include "host/cri_bundle.hpp"
 #include "host/pod_namespaces.hpp"
 #include "host/slurm_accounts.hpp"
 #include "model/actor.hpp"
@@ -35,6 +36,7 @@ struct Engine::State {
     DiscoveryState discovery;
     ActionLog action_log;
     HistoryRecorder history;
+    CriBundles bundles;
     ContainerImageResolver images;
     PodNamespaces pod_namespaces;
     SlurmAccounts slurm_accounts;

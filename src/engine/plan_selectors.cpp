@@ -8,6 +8,8 @@ reclaim::Selectors plan_selectors(const MatchSelectors& selectors) {
     out.user = selectors.user;
     out.container = selectors.container;
     out.slurm_job = selectors.slurm_job;
+    out.pod_namespace = selectors.pod_namespace;
+    out.pod = selectors.pod;
     out.image = selectors.image;
     out.not_image = selectors.not_image;
     out.min_memory_bytes = selectors.min_memory_bytes;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "host/proc_parse.hpp"
+#include "model/kubernetes_names.hpp"
 #include "model/parse_util.hpp"
 
 namespace gpukill {
@@ -13,17 +14,6 @@ constexpr std::size_t kContainerIdLength = 64;
 
 bool is_container_id(std::string_view s) {
     return s.size() == kContainerIdLength && text::all_of_hex(s);
-}
-
-// Kubernetes pod UIDs are RFC 4122 UUIDs; static (mirror) pods use a 32-hex-digit hash.
-bool is_pod_uid(std::string_view s) {
-    if (s.size() == 32) return text::all_of_hex(s);
-    if (s.size() != 36) return false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const bool dash_position = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash_position ? s[i] != '-' : !text::is_hex_digit(s[i])) return false;
-    }
-    return true;
 }
 
 // "<prefix><64 hex>[.scope]" as systemd-managed runtimes name a container's scope unit
@@ -44,8 +34,8 @@ std::optional<ContainerInfo> match_scope(std::string_view segment) {
     if (segment.ends_with(".scope")) segment.remove_suffix(6);
     for (const auto& [prefix, runtime] : kScopePrefixes) {
         if (segment.starts_with(prefix) && is_container_id(segment.substr(prefix.size()))) {
-            return ContainerInfo{std::string(runtime), std::string(segment.substr(prefix.size())),
-                                 std::nullopt, std::nullopt};
+            return ContainerInfo{.runtime = std::string(runtime),
+                                 .id = std::string(segment.substr(prefix.size()))};
         }
     }
     return std::nullopt;
@@ -99,17 +89,16 @@ std::optional<ContainerInfo> parse_cgroup_path(std::string_view path) {
         } else if (auto scoped = match_scope(segment)) {
             container = std::move(scoped);
         } else if (is_container_id(segment) && previous == "docker") {
-            container = ContainerInfo{"docker", std::string(segment), std::nullopt, std::nullopt};
+            container = ContainerInfo{.runtime = "docker", .id = std::string(segment)};
         } else if (is_container_id(segment) && pod_uid) {
             // cgroupfs driver: ".../pod<uid>/<id>" does not name the runtime.
-            container =
-                ContainerInfo{"kubernetes", std::string(segment), std::nullopt, std::nullopt};
+            container = ContainerInfo{.runtime = "kubernetes", .id = std::string(segment)};
         }
         previous = segment;
     }
 
     if (!container && !pod_uid) return std::nullopt;
-    if (!container) container = ContainerInfo{"kubernetes", "", std::nullopt, std::nullopt};
+    if (!container) container = ContainerInfo{.runtime = "kubernetes", .id = ""};
     container->pod_uid = std::move(pod_uid);
     return container;
 }

@@ -14,12 +14,19 @@ struct ContainerInfo {
     std::string runtime;                 // "docker", "containerd", "cri-o", "podman", "kubernetes"
     std::string id;                      // full container id (64 hex) where known, else ""
     std::optional<std::string> pod_uid;  // Kubernetes pod UID with dashes, when under kubepods
-    // The pod's namespace, named by the kubelet's pod log directory for pod_uid
-    // (host/pod_namespaces.hpp); unknown where that directory is not visible.
+    // The pod's namespace: from the runtime's bundle (host/cri_bundle.hpp), else named
+    // by the kubelet's pod log directory for pod_uid (host/pod_namespaces.hpp); unknown
+    // where neither is visible.
     std::optional<std::string> pod_namespace;
-    // The image the container runtime says it runs ("nvcr.io/nvidia/pytorch:24.01-py3"),
-    // from its API (host/container_runtime.hpp); unknown without a reachable runtime.
+    // The image the container runtime says it runs ("nvcr.io/nvidia/pytorch:24.01-py3"):
+    // from the bundle containerd or CRI-O wrote for the container (host/cri_bundle.hpp),
+    // else from a Docker or Podman API (host/container_runtime.hpp); unknown without
+    // either.
     std::optional<std::string> image;
+    // The pod's name and the container's name in it, as the kubelet gave them to the
+    // runtime (host/cri_bundle.hpp); unknown outside Kubernetes or without the bundle.
+    std::optional<std::string> pod_name;
+    std::optional<std::string> container_name;
 };
 
 // The Slurm job a process runs in, from the cgroup slurmd creates for it: cgroup v1

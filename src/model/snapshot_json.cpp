@@ -68,7 +68,9 @@ json container_json(const std::optional<ContainerInfo>& container) {
                 {"id", container->id.empty() ? json(nullptr) : json(container->id)},
                 {"pod_uid", or_null(container->pod_uid)},
                 {"pod_namespace", or_null(container->pod_namespace)},
-                {"image", or_null(container->image)}};
+                {"image", or_null(container->image)},
+                {"pod_name", or_null(container->pod_name)},
+                {"container_name", or_null(container->container_name)}};
 }
 
 json slurm_job_json(const std::optional<SlurmJobInfo>& job) {

@@ -212,7 +212,9 @@ SnapshotProcess read_process(const document_json& doc, Fields& fields, Snapshot&
                           .id = inner.optional<std::string>(*found, "id").value_or(""),
                           .pod_uid = inner.optional<std::string>(*found, "pod_uid"),
                           .pod_namespace = inner.optional<std::string>(*found, "pod_namespace"),
-                          .image = inner.optional<std::string>(*found, "image")};
+                          .image = inner.optional<std::string>(*found, "image"),
+                          .pod_name = inner.optional<std::string>(*found, "pod_name"),
+                          .container_name = inner.optional<std::string>(*found, "container_name")};
         if (inner.error()) fields.bad("container");
     }
     if (auto found = doc.find("slurm_job"); found != doc.end() && found->is_object()) {

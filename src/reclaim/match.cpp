@@ -4,7 +4,9 @@
 #include <cctype>
 
 #include "model/human_format.hpp"
+#include "model/kubernetes_names.hpp"
 #include "model/parse_util.hpp"
+#include "model/quoted_text.hpp"
 
 namespace gpukill::reclaim {
 namespace {
@@ -29,6 +31,12 @@ bool matches_container(const std::string& wanted, const ProcessInfo& info) {
     const ContainerInfo& container = *info.container;
     if (container.pod_uid && lower(*container.pod_uid) == lower(wanted)) return true;
     return !container.id.empty() && container.id.starts_with(lower(wanted));
+}
+
+// The process's pod field `field` is known and is exactly `wanted`.
+bool info_has(const ProcessInfo& info, std::optional<std::string> ContainerInfo::*field,
+              const std::string& wanted) {
+    return info.container && (*info.container).*field == wanted;
 }
 
 // Tied to `gpu` and known to be there (`known`), or tied only maybe (!`known`).
@@ -69,6 +77,10 @@ bool matches_besides_gpu(const Matcher& matcher, const ProcessInfo& info,
     if (s.user && !matches_user(matcher, info)) return false;
     if (s.container && !matches_container(*s.container, info)) return false;
     if (s.slurm_job && (!info.slurm_job || info.slurm_job->job_id != *s.slurm_job)) return false;
+    if (s.pod_namespace && !info_has(info, &ContainerInfo::pod_namespace, *s.pod_namespace)) {
+        return false;
+    }
+    if (s.pod && !info_has(info, &ContainerInfo::pod_name, *s.pod)) return false;
     if (s.min_memory_bytes && !has_memory(holder, *s.min_memory_bytes)) return false;
     if (s.orphaned && (holder == nullptr || !holder->orphaned)) return false;
     if (s.unlisted && !unlisted(matcher, holder)) return false;
@@ -107,6 +119,17 @@ Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snap
         return fail("invalid --container: give at least " + std::to_string(kMinContainerPrefix) +
                     " characters of the container id, or a pod UID");
     }
+    // Kubernetes' own rules: a name it could not have given is a typo, not "match nothing".
+    if (selectors.pod_namespace && !is_kubernetes_label(*selectors.pod_namespace)) {
+        return fail("invalid --namespace: " + quote_escaped(*selectors.pod_namespace) +
+                    " is not a Kubernetes namespace (lower-case letters, digits and '-', at "
+                    "most 63)");
+    }
+    if (selectors.pod && !is_kubernetes_subdomain(*selectors.pod)) {
+        return fail("invalid --pod: " + quote_escaped(*selectors.pod) +
+                    " is not a Kubernetes pod name (lower-case letters, digits, '-' and '.', "
+                    "at most 253)");
+    }
     for (const Gpu& gpu : snapshot.gpus) {
         if (gpu.reading.processes) matcher.gpus_with_driver_list.insert(gpu.index);
     }
@@ -143,6 +166,8 @@ std::string describe_match_selectors(const Selectors& s) {
     if (s.user) add("--user " + *s.user);
     if (s.container) add("--container " + *s.container);
     if (s.slurm_job) add("--slurm-job " + *s.slurm_job);
+    if (s.pod_namespace) add("--namespace " + *s.pod_namespace);
+    if (s.pod) add("--pod " + *s.pod);
     if (s.image) add("--image " + *s.image);
     if (s.not_image) add("--not-image " + *s.not_image);
     if (s.min_memory_bytes) add("--min-memory " + format_bytes(*s.min_memory_bytes));

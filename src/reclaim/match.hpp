@@ -1,5 +1,6 @@
-// The match selectors (--gpu, --filter, --user, --container, --min-memory, --orphaned,
-// --unlisted) compiled once and tested against one process. They combine with AND.
+// The match selectors (--gpu, --filter, --user, --container, --slurm-job, --namespace,
+// --pod, --image, --not-image, --min-memory, --orphaned, --unlisted) compiled once and
+// tested against one process. They combine with AND.
 // Pure; internal to src/reclaim.
 #pragma once
 
@@ -24,8 +25,9 @@ struct Matcher {
     std::set<unsigned> gpus_with_driver_list;  // --unlisted needs the driver's list to be known
 };
 
-// Errors for a --filter the pattern engine refuses ("invalid --filter: ...") and a
-// --container shorter than 4 characters (a prefix that short matches by accident).
+// Errors for a --filter the pattern engine refuses ("invalid --filter: ..."), a
+// --container shorter than 4 characters (a prefix that short matches by accident), and a
+// --namespace or --pod Kubernetes would not accept as a name.
 Result<Matcher> compile_matcher(const Selectors& selectors, const Snapshot& snapshot);
 
 // Whether the process matches every match selector given (true when none is). `holder`

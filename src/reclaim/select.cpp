@@ -94,8 +94,8 @@ void add_matched(const Snapshot& snapshot, const Selectors& selectors, const Mat
 }  // namespace
 
 bool Selectors::has_match_selector() const {
-    return gpu || filter || user || container || slurm_job || image || not_image ||
-           min_memory_bytes || orphaned || unlisted;
+    return gpu || filter || user || container || slurm_job || pod_namespace || pod || image ||
+           not_image || min_memory_bytes || orphaned || unlisted;
 }
 
 Result<KillPlan> build_kill_plan(const Snapshot& snapshot, const ProcessTable& processes,

@@ -36,6 +36,10 @@ struct Selectors {
     std::optional<std::string> user;  // exact user name or numeric uid
     std::optional<std::string> container;  // container id (prefix of at least 4) or pod UID
     std::optional<std::string> slurm_job;  // Slurm job id, from the process's cgroup
+    // The Kubernetes namespace and pod name, exactly (model/kubernetes_names.hpp's rules;
+    // anything else is refused). A process whose pod is not known matches neither.
+    std::optional<std::string> pod_namespace;
+    std::optional<std::string> pod;
     // Patterns on the container's image ("nvcr.io/nvidia/pytorch:24.01-py3"), as the
     // container runtime names it. --image: in a container whose image matches;
     // --not-image: in a container whose image is known and does not match. A process in
@@ -53,8 +57,8 @@ struct Selectors {
     // unrelated process.
     bool any_process = false;
 
-    // --gpu, --filter, --user, --container, --slurm-job, --image, --not-image, --min-memory,
-    // --orphaned, --unlisted.
+    // --gpu, --filter, --user, --container, --slurm-job, --namespace, --pod, --image,
+    // --not-image, --min-memory, --orphaned, --unlisted.
     bool has_match_selector() const;
 };
 

@@ -41,6 +41,13 @@ std::vector<std::string> details_lines(const engine::ProcessDetails& details,
             info.container->pod_namespace
                 ? " in namespace " + printable(*info.container->pod_namespace)
                 : ""));
+        if (info.container->pod_name) {
+            lines.push_back(
+                fmt::format("pod: {}{}", printable(*info.container->pod_name),
+                            info.container->container_name
+                                ? ", container " + printable(*info.container->container_name)
+                                : ""));
+        }
         if (info.container->image) {
             lines.push_back("image: " + printable(*info.container->image));
         }

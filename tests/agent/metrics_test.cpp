@@ -122,8 +122,8 @@ TEST(AgentMetrics, ProcessSeriesAreTheTopNPerGpuAndTheRestIsAggregated) {
     const std::string text = render(snapshot, MetricsOptions{.top_processes = 2});
     EXPECT_TRUE(has(text,
                     "gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"GPU-0\",pid=\"104\","
-                    "user=\"alice\",name=\"w104\",container=\"\",pod=\"\",namespace=\"\","
-                    "Hostname=\"h\"} 5242880\n"))
+                    "user=\"alice\",name=\"w104\",pod=\"\",namespace=\"\",container=\"\","
+                    "container_id=\"\",pod_uid=\"\",Hostname=\"h\"} 5242880\n"))
         << text;
     EXPECT_TRUE(has(text, "pid=\"103\""));
     EXPECT_FALSE(has(text, "pid=\"102\"")) << "beyond the top 2";
@@ -327,6 +327,72 @@ TEST(AgentMetrics, DcgmExporterDefaultCountersThatNvmlGives) {
     snapshot.gpus[0] = gpu;
     EXPECT_FALSE(has(render(snapshot, MetricsOptions{.dcgm_names = true}),
                      "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{"));
+}
+
+ContainerInfo pod_container(std::string pod, std::string container, char id) {
+    return ContainerInfo{.runtime = "containerd",
+                         .id = std::string(64, id),
+                         .pod_uid = "0d1e2f3a-1111-2222-3333-44445555666" + std::string(1, id),
+                         .pod_namespace = "vision",
+                         .image = "nvcr.io/nvidia/pytorch:24.01-py3",
+                         .pod_name = std::move(pod),
+                         .container_name = std::move(container)};
+}
+
+// As dcgm-exporter's --kubernetes mode: a GPU one pod's container uses is labelled with
+// its pod, namespace and container on every family; a shared GPU keeps its unnamed
+// series, and its memory in use is also given per container.
+TEST(AgentMetrics, DcgmFamiliesCarryThePodUsingTheGpu) {
+    Snapshot snapshot;
+    snapshot.host = "node7";
+    snapshot.gpus.push_back(nvidia_gpu(0, 3ULL << 30));
+    snapshot.gpus.push_back(nvidia_gpu(1, 3ULL << 30));
+    snapshot.gpus.push_back(nvidia_gpu(2, 1ULL << 30));
+    SnapshotProcess trainer = holder(100, "python", 0, 3ULL << 30);
+    trainer.info.container = pod_container("trainer-0", "trainer", 'a');
+    SnapshotProcess left = holder(200, "python", 1, 1ULL << 30);
+    left.info.container = pod_container("shared-a", "worker", 'b');
+    SnapshotProcess right = holder(201, "python", 1, 2ULL << 30);
+    right.info.container = pod_container("shared-b", "worker", 'c');
+    SnapshotProcess plain = holder(300, "python", 2, 1ULL << 30);  // in no pod
+    snapshot.processes = {trainer, left, right, plain};
+    const std::string text = render(snapshot, MetricsOptions{.dcgm_names = true});
+    const std::string gpu0 =
+        "{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:3B:00.0\",device=\"nvidia0\","
+        "modelName=\"NVIDIA A100-SXM4-80GB\",pod=\"trainer-0\",namespace=\"vision\","
+        "container=\"trainer\",Hostname=\"node7\"} ";
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_UTIL" + gpu0 + "42\n")) << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_FB_USED" + gpu0 + "3072\n")) << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_TEMP" + gpu0 + "61\n")) << text;
+
+    const std::string gpu1 =
+        "{gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:3B:00.1\",device=\"nvidia1\","
+        "modelName=\"NVIDIA A100-SXM4-80GB\"";
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_GPU_UTIL" + gpu1 + ",Hostname=\"node7\"} 42\n")) << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_FB_USED" + gpu1 + ",Hostname=\"node7\"} 3072\n")) << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_FB_USED" + gpu1 +
+                              ",pod=\"shared-a\",namespace=\"vision\",container=\"worker\","
+                              "Hostname=\"node7\"} 1024\n"))
+        << text;
+    EXPECT_TRUE(has(text, "DCGM_FI_DEV_FB_USED" + gpu1 +
+                              ",pod=\"shared-b\",namespace=\"vision\",container=\"worker\","
+                              "Hostname=\"node7\"} 2048\n"))
+        << text;
+    EXPECT_FALSE(has(text, "DCGM_FI_DEV_GPU_UTIL" + gpu1 + ",pod=")) << "no device value twice";
+    EXPECT_FALSE(has(text,
+                     "gpu=\"2\",UUID=\"GPU-2\",pci_bus_id=\"00000000:3B:00.2\","
+                     "device=\"nvidia2\",modelName=\"NVIDIA A100-SXM4-80GB\",pod="))
+        << "a GPU no pod uses has no pod labels";
+
+    // gpukill's own per-process family: the same names, and the ids beside them.
+    EXPECT_TRUE(has(text,
+                    "gpukill_process_gpu_memory_bytes{gpu=\"0\",UUID=\"GPU-0\",pid=\"100\","
+                    "user=\"alice\",name=\"python\",pod=\"trainer-0\",namespace=\"vision\","
+                    "container=\"trainer\",container_id=\"" +
+                        std::string(64, 'a') +
+                        "\",pod_uid=\"0d1e2f3a-1111-2222-3333-44445555666a\","
+                        "Hostname=\"node7\"} 3221225472\n"))
+        << text;
 }
 
 TEST(AgentMetrics, AcceptHeaderAndPciSpelling) {

@@ -98,6 +98,18 @@ TEST(DeployKubernetes, TheDaemonSetSeesTheHostsProcessesAndDevices) {
     // The agent is told where the host's trees are mounted.
     EXPECT_NE(std::find(args.begin(), args.end(), "--devfs=" + mounted["/dev"]), args.end());
     EXPECT_NE(std::find(args.begin(), args.end(), "--sysfs=" + mounted["/sys"]), args.end());
+    // The runtimes' bundles (images and pods) are mounted below --rundir as they lie below
+    // the host's /run: containerd's and CRI-O's directories (host/cri_bundle.hpp).
+    const auto rundir = std::find_if(args.begin(), args.end(), [](const std::string& arg) {
+        return arg.starts_with("--rundir=");
+    });
+    ASSERT_NE(rundir, args.end());
+    const std::string run = rundir->substr(9);
+    for (const char* bundles : {"/run/containerd/io.containerd.runtime.v2.task",
+                                "/run/containers/storage/overlay-containers"}) {
+        ASSERT_TRUE(mounted.contains(bundles)) << bundles;
+        EXPECT_EQ(mounted[bundles], run + std::string(bundles).substr(4)) << bundles;
+    }
 
     EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"].as<std::string>(), "/healthz");
     EXPECT_EQ(container["readinessProbe"]["httpGet"]["path"].as<std::string>(), "/readyz");

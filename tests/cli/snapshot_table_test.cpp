@@ -124,6 +124,54 @@ TEST(SnapshotTable, At80ColumnsEmptyColumnsGoFirstAndCommandGetsTheRoom) {
     EXPECT_NE(wide.find("pytorch:24.01"), std::string::npos) << wide;
 }
 
+// A holder in a Kubernetes pod adds NAMESPACE and POD, which go first when the terminal
+// is narrow (the container and its image say more); no pod anywhere, no columns.
+TEST(SnapshotTable, PodColumnsShowWhenAPodIsKnownAndGoFirstWhenNarrow) {
+    Snapshot snapshot = orphan_and_leak_snapshot();
+    const std::string without = render_snapshot_table(snapshot, {.details = true});
+    EXPECT_EQ(without.find("NAMESPACE"), std::string::npos) << without;
+    EXPECT_EQ(without.find("POD"), std::string::npos) << without;
+
+    snapshot.processes[0].info.container =
+        ContainerInfo{.runtime = "containerd",
+                      .id = std::string(64, 'a'),
+                      .pod_uid = "0d1e2f3a-1111-2222-3333-444455556666",
+                      .pod_namespace = "vision-train",
+                      .image = "nvcr.io/nvidia/pytorch:24.01-py3",
+                      .pod_name = "trainer-7f9c",
+                      .container_name = "trainer"};
+    const std::string wide = render_snapshot_table(snapshot, {.details = true});
+    EXPECT_NE(wide.find("NAMESPACE"), std::string::npos) << wide;
+    EXPECT_NE(wide.find("POD"), std::string::npos) << wide;
+    bool trainer = false;
+    for (const std::string& line : table_lines(wide)) {
+        if (line.find("  100  alice") == std::string::npos) continue;
+        trainer = true;
+        EXPECT_NE(line.find("vision-train  trainer-7f9c  nvcr.io/nvidia/pytorch:24.01-py3"),
+                  std::string::npos)
+            << line;
+    }
+    EXPECT_TRUE(trainer) << wide;
+    // The other holder is in no pod: a dash in both columns, as for any unknown cell.
+    std::size_t namespace_at = std::string::npos;
+    std::size_t pod_at = std::string::npos;
+    for (const std::string& line : table_lines(wide)) {
+        if (line.find("NAMESPACE") != std::string::npos) {
+            namespace_at = line.find("NAMESPACE");
+            pod_at = line.find("POD");
+        }
+        if (line.find("  201  bob") != std::string::npos) {
+            ASSERT_NE(pod_at, std::string::npos) << wide;
+            EXPECT_EQ(line.substr(namespace_at, 2), "- ") << line;
+            EXPECT_EQ(line.substr(pod_at, 2), "- ") << line;
+        }
+    }
+
+    const std::string narrow = render_snapshot_table(snapshot, {.details = true, .width = 140});
+    EXPECT_EQ(narrow.find("POD"), std::string::npos) << narrow;
+    EXPECT_NE(narrow.find("IMAGE"), std::string::npos) << narrow;
+}
+
 // TOP PROCESS gives up the memory, then the name, but never cuts the PID.
 TEST(SnapshotTable, TheTopProcessKeepsItsPidWholeAtAnyWidth) {
     Snapshot snapshot = orphan_and_leak_snapshot();

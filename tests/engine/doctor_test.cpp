@@ -53,6 +53,38 @@ TEST(Doctor, NoNodesAndNoLibraryIsOnlyInformation) {
     EXPECT_EQ(find(checks, "backend nvml").level, CheckLevel::info);
 }
 
+// A node whose runtime answers only over the CRI's gRPC socket: images and pods are
+// unknown, and doctor says what is missing and where to look; where the bundles are
+// visible it says they are read.
+TEST(Doctor, ACriSocketWithoutVisibleBundlesIsAWarningThatNamesTheDirectory) {
+    DoctorFacts facts = healthy();
+    facts.cri_runtimes.push_back(
+        {.name = "containerd",
+         .socket = true,
+         .bundles = false,
+         .bundle_dir = "/run/containerd/io.containerd.runtime.v2.task/k8s.io",
+         .socket_path = "/run/containerd/containerd.sock"});
+    facts.cri_runtimes.push_back({.name = "cri-o",
+                                  .socket = false,
+                                  .bundles = false,
+                                  .bundle_dir = "/run/containers/storage/overlay-containers",
+                                  .socket_path = "/run/crio/crio.sock"});
+    auto checks = diagnose(facts);
+    const DoctorCheck& check = find(checks, "container images (containerd)");
+    EXPECT_EQ(check.level, CheckLevel::warn);
+    EXPECT_NE(check.detail.find("gRPC"), std::string::npos) << check.detail;
+    EXPECT_NE(check.detail.find("/run/containerd/io.containerd.runtime.v2.task/k8s.io"),
+              std::string::npos);
+    ASSERT_TRUE(check.advice);
+    EXPECT_NE(check.advice->find("--rundir"), std::string::npos);
+    EXPECT_TRUE(std::none_of(checks.begin(), checks.end(), [](const DoctorCheck& c) {
+        return c.name == "container images (cri-o)";
+    })) << "no CRI-O here: nothing to say about it";
+
+    facts.cri_runtimes[0].bundles = true;
+    EXPECT_EQ(find(diagnose(facts), "container images (containerd)").level, CheckLevel::ok);
+}
+
 TEST(Doctor, UnreadableProcessesAreAWarningThatSaysToRunAsRoot) {
     DoctorFacts facts = healthy();
     facts.processes_denied = 12;

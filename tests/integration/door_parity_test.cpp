@@ -1,5 +1,7 @@
-// One request, every door: on one simulated host with containers (the runtime's API
-// replayed), a Slurm job's cgroup, processes of three users and orphaned workers, the
+// One request, every door: on one simulated host with containers (a Docker container
+// whose image the runtime's API, replayed, names, and two containerd pods whose bundles
+// name their images and pods), a Slurm job's cgroup, processes of three users and
+// orphaned workers, the
 // same kill is planned through the command line, the fleet over SSH (a real sshd), the
 // fleet through the agent, the agent's API and MCP over stdio. For each selector alone
 // and in pairs and triples, every door must plan exactly the processes the selectors
@@ -21,6 +23,7 @@
 #include <set>
 
 #include "agent_support.hpp"
+#include "cri_node.hpp"
 #include "docker_api_replay.hpp"
 #include "engine/list_request.hpp"
 #include "engine/request_fields.hpp"
@@ -134,12 +137,26 @@ std::string hex_id(char fill) {
 
 TEST(DoorParity, EverySelectorPlansTheSameTargetsThroughEveryDoor) {
     if (::geteuid() != 0 || !can_run_sshd()) GTEST_SKIP() << "needs root and sshd";
-    const std::string trainer_id = hex_id('a');
     const std::string miner_id = hex_id('b');
-    const std::string notebook_id = hex_id('c');
-    TestCgroup trainer_cgroup("docker-" + trainer_id + ".scope");
+    // Pods as containerd runs them; containerd 2.x writes the notebook's image as its pod
+    // spec names it, "python:3.11", which is docker.io/library/python:3.11.
+    const CriContainer trainer_pod{.runtime = "containerd",
+                                   .id = cri_container_id('a'),
+                                   .image = "nvcr.io/nvidia/pytorch:24.01-py3",
+                                   .pod = "trainer-0",
+                                   .pod_namespace = "vision",
+                                   .pod_uid = cri_pod_uid('a'),
+                                   .container = "trainer"};
+    const CriContainer notebook_pod{.runtime = "containerd",
+                                    .id = cri_container_id('c'),
+                                    .image = "python:3.11",
+                                    .pod = "notebook-0",
+                                    .pod_namespace = "research",
+                                    .pod_uid = cri_pod_uid('c'),
+                                    .container = "notebook"};
+    TestCgroup trainer_cgroup(cri_cgroup(trainer_pod));
     TestCgroup miner_cgroup("docker-" + miner_id + ".scope");
-    TestCgroup notebook_cgroup("docker-" + notebook_id + ".scope");
+    TestCgroup notebook_cgroup(cri_cgroup(notebook_pod));
     // A job id of this test's own: the cgroup named after it is this test's alone.
     const std::string job = std::to_string(900000 + ::getpid() % 90000);
     TestCgroup job_cgroup("slurm/uid_0/job_" + job + "/step_0");
@@ -149,13 +166,13 @@ TEST(DoorParity, EverySelectorPlansTheSameTargetsThroughEveryDoor) {
     ASSERT_NE(::mkdtemp(scratch), nullptr);
     const std::string dir = scratch;
     DockerApiReplay docker(dir + "/docker.sock");
-    docker.add_container(trainer_id, "nvcr.io/nvidia/pytorch:24.01-py3", "trainer");
     docker.add_container(miner_id, "evil.example/miner:latest", "miner");
-    docker.add_container(notebook_id, "docker.io/library/python:3.11", "notebook");
     const std::map<std::string, std::string> host_env = {
         {"GPUKILL_CONTAINER_SOCKETS", docker.path()}};
     SshFleet ssh({SshHostSpec{.extra_env = host_env}});
     SimulatedHost& host = ssh.host(0);
+    write_cri_bundle(host.rundir(), trainer_pod);
+    write_cri_bundle(host.rundir(), notebook_pod);
     open_host_to_all_users(host);
     std::map<std::string, std::string> env = host.env();
     env.insert(host_env.begin(), host_env.end());
@@ -191,6 +208,9 @@ TEST(DoorParity, EverySelectorPlansTheSameTargetsThroughEveryDoor) {
         {{"--filter", "^notebook$"}, {{"filter", "^notebook$"}}, "notebook"},
         {{"--user", "1000"}, {{"user", "1000"}}, "miner plain"},
         {{"--container", miner_id.substr(0, 12)}, {{"container", miner_id.substr(0, 12)}}, "miner"},
+        {{"--container", trainer_pod.pod_uid}, {{"container", trainer_pod.pod_uid}}, "trainer"},
+        {{"--namespace", "research"}, {{"namespace", "research"}}, "notebook"},
+        {{"--pod", "trainer-0"}, {{"pod", "trainer-0"}}, "trainer"},
         {{"--slurm-job", job}, {{"slurm_job", job}}, "slurmjob"},
         {{"--image", "^nvcr\\.io/"}, {{"image", "^nvcr\\.io/"}}, "trainer"},
         {{"--not-image", official}, {{"not_image", official}}, "miner"},
@@ -205,6 +225,15 @@ TEST(DoorParity, EverySelectorPlansTheSameTargetsThroughEveryDoor) {
         {{"--gpu", "0", "--user", "1000", "--min-memory", "256M"},
          {{"gpu", 0}, {"user", "1000"}, {"min_memory_bytes", 256ULL << 20}},
          "plain"},
+        {{"--namespace", "vision", "--image", "^nvcr\\.io/"},
+         {{"namespace", "vision"}, {"image", "^nvcr\\.io/"}},
+         "trainer"},
+        {{"--namespace", "research", "--pod", "trainer-0"},
+         {{"namespace", "research"}, {"pod", "trainer-0"}},
+         ""},
+        {{"--gpu", "1", "--pod", "notebook-0", "--user", "65534"},
+         {{"gpu", 1}, {"pod", "notebook-0"}, {"user", "65534"}},
+         "notebook"},
         {{"--gpu", "1", "--orphaned", "--image", "."},
          {{"gpu", 1}, {"orphaned", true}, {"image", "."}},
          ""},

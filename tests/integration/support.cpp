@@ -274,6 +274,9 @@ SimulatedHost::SimulatedHost(const std::string& scenario_yaml) {
     // State (audit log, usage history) next to the simulated host, never the real
     // /var/lib/gpukill; a test may still pass its own with --state-dir or extra_env.
     env_.emplace("GPUKILL_STATE_DIR", base + "/state");
+    // The host's run directory is the simulated node's too: containerd's and CRI-O's
+    // bundles are what a test lays out there (cri_node.hpp), never this machine's.
+    env_.emplace("GPUKILL_RUNDIR", base + "/run");
 }
 
 SimulatedHost::~SimulatedHost() {

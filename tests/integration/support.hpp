@@ -87,8 +87,12 @@ class SimulatedHost {
     SimulatedHost& operator=(const SimulatedHost&) = delete;
 
     const std::string& root() const { return root_; }
-    // The variables `gpusim env` prints.
+    // The variables `gpusim env` prints, and GPUKILL_STATE_DIR and GPUKILL_RUNDIR next to
+    // the simulated host.
     const std::map<std::string, std::string>& env() const { return env_; }
+    // The simulated node's run directory (GPUKILL_RUNDIR), where container runtimes'
+    // bundles are laid out; it does not exist until a test writes one.
+    std::string rundir() const { return env_.at("GPUKILL_RUNDIR"); }
 
     // gpusim run --root ROOT <args>, waiting for its ready line.
     Workload run(const std::vector<std::string>& args);

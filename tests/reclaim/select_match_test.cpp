@@ -151,6 +151,75 @@ TEST(ReclaimSelectMatch, ImageAndNotImageMatchOnlyKnownContainerImages) {
     EXPECT_TRUE(plan.error().what.starts_with("invalid --image: ")) << plan.error().what;
 }
 
+// --namespace and --pod: exact names, as the runtime's bundle recorded them; a process
+// whose pod is not known matches neither, and a name Kubernetes would refuse is an error,
+// not a selector that quietly matches nothing.
+TEST(ReclaimSelectMatch, NamespaceAndPodMatchExactlyAndOnlyKnownPods) {
+    FakeHost host;
+    host.add(200, kShell, "python3").container = ContainerInfo{.runtime = "containerd",
+                                                               .id = std::string(64, 'a'),
+                                                               .pod_namespace = "vision",
+                                                               .pod_name = "trainer-0"};
+    host.holds(200, 0, kGiB);
+    host.add(300, kShell, "python3").container =
+        ContainerInfo{.runtime = "containerd",
+                      .id = std::string(64, 'b'),
+                      .pod_namespace = "research",
+                      .pod_name = "trainer-0"};  // the same pod name, another namespace
+    host.holds(300, 0, kGiB);
+    host.add(400, kShell, "python3").container =
+        ContainerInfo{.runtime = "containerd", .id = std::string(64, 'c')};  // pod unknown
+    host.holds(400, 0, kGiB);
+    host.add(500, kShell, "python3");  // in no container
+    host.holds(500, 0, kGiB);
+    Selectors s;
+    s.pod_namespace = "vision";
+    EXPECT_EQ(target_pids(host, s), (Pids{200}));
+    s.pod_namespace = "visio";  // exact, never a prefix
+    EXPECT_EQ(target_pids(host, s), Pids{});
+    s.pod_namespace.reset();
+    s.pod = "trainer-0";
+    EXPECT_EQ(target_pids(host, s), (Pids{200, 300}));
+    s.pod_namespace = "research";
+    EXPECT_EQ(target_pids(host, s), (Pids{300}));
+    EXPECT_EQ(describe_match_selectors(s), "--namespace research --pod trainer-0");
+
+    for (const auto& [wanted_namespace, wanted_pod] :
+         std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>>{
+             {"Vision", std::nullopt},
+             {"", std::nullopt},
+             {"vis*", std::nullopt},
+             {std::nullopt, "trainer_0"},
+             {std::nullopt, ""}}) {
+        Selectors bad;
+        bad.pod_namespace = wanted_namespace;
+        bad.pod = wanted_pod;
+        auto plan = build_kill_plan(host.snapshot(), host.table(), bad, test_safety());
+        ASSERT_FALSE(plan.has_value()) << wanted_namespace.value_or("") << wanted_pod.value_or("");
+        EXPECT_TRUE(plan.error().what.starts_with(wanted_namespace ? "invalid --namespace: "
+                                                                   : "invalid --pod: "))
+            << plan.error().what;
+    }
+}
+
+// A selector alone asks for --batch, as --container does: a namespace can hold many pods.
+TEST(ReclaimSelectMatch, ANamespaceOrPodAloneNeedsBatchConfirmation) {
+    FakeHost host;
+    host.add(200, kShell, "python3").container = ContainerInfo{
+        .runtime = "containerd", .id = std::string(64, 'a'), .pod_namespace = "vision"};
+    host.holds(200, 0, kGiB);
+    Selectors s;
+    s.pod_namespace = "vision";
+    auto plan = build_kill_plan(host.snapshot(), host.table(), s, test_safety());
+    ASSERT_TRUE(plan.has_value()) << plan.error().what;
+    EXPECT_TRUE(plan->needs_batch_confirmation);
+    s.pod_namespace.reset();
+    s.pod = "trainer-0";
+    plan = build_kill_plan(host.snapshot(), host.table(), s, test_safety());
+    ASSERT_TRUE(plan.has_value()) << plan.error().what;
+    EXPECT_TRUE(plan->needs_batch_confirmation);
+}
+
 TEST(ReclaimSelectMatch, MinMemoryUsesDriverReportedMemoryOnAnyGpu) {
     Selectors s;
     s.min_memory_bytes = 4 * kGiB;
