@@ -124,11 +124,11 @@ int run_mcp(const GlobalOptions& global, const McpOptions& options) {
     config.plan_confirmation_window = plan_validity;
     auto engine = engine::Engine::open(std::move(config));
     if (!engine) return report_error(engine.error());
-    mcp::Server server(**engine,
-                       mcp::ServerOptions{.allow_actions = options.allow_actions,
-                                          .plan_validity = plan_validity,
-                                          .server_version = GPUKILL_VERSION,
-                                          .interrupted = [] { return InterruptCatcher::caught(); }});
+    mcp::Server server(
+        **engine, mcp::ServerOptions{.allow_actions = options.allow_actions,
+                                     .plan_validity = plan_validity,
+                                     .server_version = GPUKILL_VERSION,
+                                     .interrupted = [] { return InterruptCatcher::caught(); }});
     if (options.http) return serve_http(server, options);
     // SIGINT, SIGTERM and SIGHUP end the session cleanly (exit 0): the wait for input at
     // once; a kill in progress stops waiting, records what it sent and is answered first.
