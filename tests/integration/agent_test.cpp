@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "agent_support.hpp"
@@ -309,12 +310,13 @@ TEST(Agent, AKillWaitingOutItsTimeoutLeavesTheAgentServingAndNotifying) {
     json confirm = request;
     confirm["plan_id"] = body_of(plan)["plan_id"];
     std::atomic<bool> answered = false;
-    httplib::Result executed;
+    // httplib::Result has no empty state: filled by the killer thread.
+    std::optional<httplib::Result> executed;
     std::jthread killer([&] {
         httplib::Client client = agent.client();
         client.set_read_timeout(60);
-        executed = client.Post("/v1/kill/execute", bearer(kAdminSecret), confirm.dump(),
-                               "application/json");
+        executed.emplace(client.Post("/v1/kill/execute", bearer(kAdminSecret), confirm.dump(),
+                                     "application/json"));
         answered = true;
     });
     ASSERT_TRUE(wait_for_audit_record(host, "signalled", stubborn.pid()))
@@ -352,9 +354,9 @@ TEST(Agent, AKillWaitingOutItsTimeoutLeavesTheAgentServingAndNotifying) {
     // The test ends its own workload; the kill sees it go and answers.
     stubborn.kill_all();
     killer.join();
-    ASSERT_TRUE(executed) << httplib::to_string(executed.error());
-    EXPECT_EQ(executed->status, 200) << executed->body;
-    EXPECT_EQ(body_of(executed)["targets"][0]["outcome"], "terminated") << executed->body;
+    ASSERT_TRUE(executed && *executed) << (executed ? httplib::to_string(executed->error()) : "");
+    EXPECT_EQ((*executed)->status, 200) << (*executed)->body;
+    EXPECT_EQ(body_of(*executed)["targets"][0]["outcome"], "terminated") << (*executed)->body;
 
     agent.process().send_signal(SIGTERM);
     EXPECT_EQ(agent.process().wait(), 0);
