@@ -12,8 +12,11 @@
 #include <chrono>
 #include <filesystem>
 
+#include "engine/list.hpp"
 #include "engine/local_channel.hpp"
 #include "model/human_format.hpp"
+#include "model/json_text.hpp"
+#include "model/snapshot_json.hpp"
 
 namespace gpukill::agent {
 namespace {
@@ -111,7 +114,10 @@ void LocalChannelServer::handle(UniqueFd connection) {
             reply(engine::local_ok(
                 {{"agent_pid", ::getpid()},
                  {"version", GPUKILL_VERSION},
-                 {"requests", {"hello", "release_driver_session", "resume_driver_session"}}}));
+                 {"requests",
+                  {"hello", "snapshot", "release_driver_session", "resume_driver_session"}}}));
+        } else if (request->name == "snapshot") {
+            snapshot(channel, request->fields);
         } else if (request->name == "release_driver_session") {
             release(channel, *peer, request->fields);
         } else if (request->name == "resume_driver_session") {
@@ -122,6 +128,39 @@ void LocalChannelServer::handle(UniqueFd connection) {
                 Error{"no such request: " + printable(request->name.substr(0, 64)), 0,
                       ErrorCategory::not_found}));
         }
+    }
+}
+
+void LocalChannelServer::snapshot(sys::LineChannel& channel, const nlohmann::json& request) {
+    // A fresh snapshot, not the last sample: with the holder tracker it costs a rescan of
+    // what changed since the engine's last one, so the answer is what a sweep finds now.
+    Snapshot host;
+    Result<void> answered = core_.with_engine([&](engine::Engine& engine) -> Result<void> {
+        const engine::EngineConfig& config = engine.config();
+        if (auto same =
+                engine::check_local_snapshot_request(request, config.roots, config.nvml_library);
+            !same) {
+            return same;
+        }
+        host = engine::snapshot_for_local_list(engine);
+        return {};
+    });
+    std::string document;
+    if (answered) {
+        document = json_text(to_json(host), -1);
+        if (document.size() > engine::kMaxLocalSnapshotBytes) {
+            answered = fail(ErrorCategory::unavailable,
+                            fmt::format("the snapshot is {} bytes, over the channel's {}",
+                                        document.size(), engine::kMaxLocalSnapshotBytes));
+        }
+    }
+    const sys::Deadline deadline = local_deadline_in(5);
+    if (!answered) {
+        (void)channel.write_line(engine::local_error(answered.error()), deadline);
+        return;
+    }
+    if (channel.write_line(engine::local_snapshot_reply(document.size()), deadline)) {
+        (void)channel.write_line(document, deadline);
     }
 }
 

@@ -3,13 +3,19 @@
 // agent's own user, by the kernel's SO_PEERCRED) asks the running agent what only it can
 // do. Requests:
 //   hello                   -> {"agent_pid", "version", "requests"}
+//   snapshot                -> {"agent_pid","snapshot_bytes":N}, then one line of N bytes:
+//                              the `list --json` document of a snapshot taken now (the
+//                              engine's, under its lock; this agent's own device files
+//                              included), when the request's "roots" and "nvml_library"
+//                              are this agent's (else conflict)
 //   release_driver_session  -> {"released":true,"seconds"} once every driver session is
 //                              let go (NVML shut down: the agent holds no GPU device file);
 //                              taken up again when the client sends resume_driver_session
 //                              (-> {"resumed":true}), closes the connection, or after
 //                              "seconds" (at most kMaxReleaseSeconds), whichever is first
 // One connection at a time, each idle at most 10 s between requests; a request line is at
-// most 64 KiB. Every release is logged with the client's PID and uid.
+// most 64 KiB, a snapshot's document at most engine::kMaxLocalSnapshotBytes. Every release
+// is logged with the client's PID and uid; snapshots are not (a `gpukill list` each).
 #pragma once
 
 #include <memory>
@@ -39,6 +45,7 @@ class LocalChannelServer {
                        AgentCore& core);
     void serve();
     void handle(UniqueFd connection);
+    void snapshot(sys::LineChannel& channel, const nlohmann::json& request);
     void release(sys::LineChannel& channel, const sys::PeerCredentials& peer,
                  const nlohmann::json& request);
 

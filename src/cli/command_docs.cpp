@@ -25,11 +25,18 @@ std::vector<CommandDoc> build_docs() {
              "including processes the driver does not list but that hold the GPU's device "
              "file (SEEN BY \"file only\"), and memory that no listed process accounts for.",
              "Every listing is recorded in the usage history (STATE_DIR/usage.sqlite3), which "
-             "`gpukill audit` reads back."},
+             "`gpukill audit` reads back.",
+             "Where `gpukill agent` runs and serves STATE_DIR, a one-shot list as root asks it "
+             "over its root-only socket (STATE_DIR/agent.sock) and shows its answer: the same "
+             "holders a sweep finds, in milliseconds on a busy host (the agent tracks them "
+             "from kernel events and records its own samples). The JSON says \"source\": "
+             "\"agent\" or \"sweep\", the table a last line when the agent answered; "
+             "anything amiss, and --no-agent, makes it read /proc itself."},
         .examples = {{"gpukill list", "one row per GPU"},
                      {"gpukill list --details", "plus one row per process and GPU"},
                      {"gpukill list --gpu 1 --json", "GPU 1 only, as one JSON document"},
                      {"gpukill list --watch --interval 1", "refresh in place until Ctrl-C"},
+                     {"gpukill list --no-agent", "read /proc here even where the agent runs"},
                      {"gpukill list --hosts node[01-32] --gather",
                       "every host over SSH, identical ones merged"}},
         .exit_codes = {{"0", "the listing was printed (also on a host with no GPU)"},
@@ -294,6 +301,7 @@ const std::vector<OptionScope>& option_scopes() {
         std::vector<OptionScope> all = {
             {"--details", {list}},
             {"--watch", {list}},
+            {"--no-agent", {list}},
             {"--interval", {list, top}},
             {"--json", {list, kill, reset, audit, guard, check, doctor}},
             {"--output", {list, kill, reset, audit, guard, check, doctor}},

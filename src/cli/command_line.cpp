@@ -55,6 +55,9 @@ void add_list_flags(CLI::App& app, ListOptions& list, std::string& output) {
     app.add_option("--interval", list.interval_seconds, "seconds between refreshes (default 2)")
         ->type_name("SECONDS")
         ->group(group);
+    app.add_flag("--no-agent", list.no_agent,
+                 "read the host here, never asking the running agent (docs/AGENT.md)")
+        ->group(group);
 }
 
 // kill's and reset's own option: the rest of theirs are their requests' fields.

@@ -10,11 +10,11 @@
 #include "cli/engine_session.hpp"
 #include "cli/json_result.hpp"
 #include "cli/snapshot_table.hpp"
+#include "cli/text_wrap.hpp"
 #include "cli/watch.hpp"
 #include "engine/list.hpp"
 #include "engine/outcome_codes.hpp"
 #include "model/json_text.hpp"
-#include "model/snapshot_json.hpp"
 
 namespace gpukill::cli {
 namespace {
@@ -44,26 +44,28 @@ nlohmann::ordered_json tracking_json(const engine::Engine::HolderTracking& track
     return doc;
 }
 
-// One frame: the whole host recorded in the usage history, then narrowed to what the
-// request names, rendered. A watch frame also says how its holders were found.
-int render_frame(engine::Engine& engine, const ListOptions& options,
-                 const engine::ListRequest& request, OutputWidth width, std::string& text) {
-    auto listed = engine::list(engine, request);
-    if (!listed) return report_error(listed.error());
-    if (listed->history_warning) print_error(*listed->history_warning);
-    const Snapshot& snapshot = listed->snapshot;
-    const std::optional<engine::Engine::HolderTracking> tracking =
-        options.watch ? engine.holder_tracking() : std::nullopt;
+// One listing rendered: the JSON document (in watch mode one a line: JSON Lines), or the
+// table, with a last line when the host's agent answered rather than this process. A
+// watch frame (`tracking` given) also says how its holders were found.
+int render_outcome(const engine::ListOutcome& listed, const ListOptions& options, OutputWidth width,
+                   const std::optional<engine::Engine::HolderTracking>& tracking,
+                   std::string& text) {
+    if (listed.history_warning) print_error(*listed.history_warning);
     if (options.json) {
-        // In watch mode one document per line (JSON Lines); otherwise pretty.
-        nlohmann::ordered_json doc = to_json(snapshot);
+        nlohmann::ordered_json doc = engine::list_document(listed);
         if (tracking) doc["holder_tracking"] = tracking_json(*tracking);
         text = json_text(doc, options.watch ? -1 : 2) + "\n";
         mark_json_result_printed();
-    } else {
-        text = render_snapshot_table(snapshot,
-                                     TableOptions{.details = options.details, .width = width});
-        if (tracking) text += tracking_status(*tracking) + "\n";
+        return exit_code::ok;
+    }
+    text = render_snapshot_table(listed.snapshot,
+                                 TableOptions{.details = options.details, .width = width});
+    if (tracking) text += tracking_status(*tracking) + "\n";
+    if (listed.source == engine::ListSource::agent) {
+        text += fit_to_width(fmt::format("Answered by the local gpukill agent (PID {}); "
+                                         "--no-agent reads /proc here.\n",
+                                         listed.agent_pid),
+                             width);
     }
     return exit_code::ok;
 }
@@ -80,18 +82,33 @@ int run_list(const GlobalOptions& global, const ListOptions& options, engine::Li
     // the whole host is recorded. The engine keeps what discovery needs across watch
     // frames (DRM per-process utilisation is measured between two).
     request.record_history = true;
-    auto engine = open_engine(global);
-    if (!engine) return engine.error();
     if (!options.watch) {
+        // One listing: the host's agent answers when it can (it tracks holders from
+        // kernel events, where this process would sweep every one), else this process
+        // opens the engine and sweeps.
+        auto listed = engine::list_once(
+            engine_config(global), request,
+            options.no_agent ? engine::AgentUse::never : engine::AgentUse::ask_first);
+        if (!listed) return report_error(listed.error());
+        if (listed->agent_note) {
+            print_error(*listed->agent_note + "; read /proc here instead");
+        }
         std::string text;
-        int code = render_frame(**engine, options, request, global.output_width, text);
+        int code = render_outcome(*listed, options, global.output_width, std::nullopt, text);
         if (code == exit_code::ok) std::fputs(text.c_str(), stdout);
         return code;
     }
+    // Every frame sweeps with this process's own engine: its holder tracker makes the
+    // frames after the first cheap without the agent.
+    auto engine = open_engine(global);
+    if (!engine) return engine.error();
     WatchOptions watch{.interval_seconds = options.interval_seconds,
                        .clear_screen = !options.json && isatty(STDOUT_FILENO) == 1};
     return watch_until_interrupted(watch, [&](std::string& text) {
-        return render_frame(**engine, options, request, global.output_width, text);
+        auto listed = engine::list(**engine, request);
+        if (!listed) return report_error(listed.error());
+        return render_outcome(*listed, options, global.output_width, (*engine)->holder_tracking(),
+                              text);
     });
 }
 

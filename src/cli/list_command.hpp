@@ -15,6 +15,8 @@ struct ListOptions {
     bool details = false;
     bool watch = false;
     double interval_seconds = 2.0;
+    // A one-shot list sweeps /proc itself even where the host's agent would answer.
+    bool no_agent = false;
 };
 
 int run_list(const GlobalOptions& global, const ListOptions& options, engine::ListRequest request);

@@ -86,9 +86,11 @@ Snapshot discover_gpus(const std::vector<std::unique_ptr<Backend>>& backends) {
 namespace {
 
 Snapshot discover_after_sweep(const HostRoots& roots, DiscoveryState* state, MergeInputs inputs,
-                              SweepResult sweep) {
+                              SweepResult sweep, bool own_holds = false) {
     // NVML opens the device nodes inside gpukill itself: it is an observer, not a holder.
-    std::erase_if(sweep.holders, [](const DeviceHolder& h) { return h.pid == getpid(); });
+    if (!own_holds) {
+        std::erase_if(sweep.holders, [](const DeviceHolder& h) { return h.pid == getpid(); });
+    }
     inputs.processes_scanned = sweep.processes_scanned;
     inputs.processes_denied = sweep.processes_denied;
     inputs.denied_pids = sweep.denied_pids;
@@ -197,10 +199,10 @@ SweepResult sweep_for_snapshot(const HostRoots& roots, DiscoveryState* state) {
 }  // namespace
 
 Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
-                  DiscoveryState* state) {
+                  DiscoveryState* state, bool own_holds) {
     MergeInputs inputs = read_gpus_now(backends);  // first: the sweep then sees at least them
     SweepResult sweep = sweep_for_snapshot(roots, state);
-    return discover_after_sweep(roots, state, std::move(inputs), std::move(sweep));
+    return discover_after_sweep(roots, state, std::move(inputs), std::move(sweep), own_holds);
 }
 
 Snapshot discover_processes(const HostRoots& roots,

@@ -36,9 +36,11 @@ struct DiscoveryState {
 inline constexpr std::size_t kTrackedSnapshotsPerFullSweep = 30;
 
 // Without a state (one-shot commands) DRM per-process utilisation is unknown: it needs
-// two samples. Memory is known either way.
+// two samples. Memory is known either way. This process's own device files (NVML's,
+// opened to list) are left out, unless `own_holds`: a long-lived process answering
+// another's listing (the agent) is to it an observer like any other.
 Snapshot discover(const HostRoots& roots, const std::vector<std::unique_ptr<Backend>>& backends,
-                  DiscoveryState* state = nullptr);
+                  DiscoveryState* state = nullptr, bool own_holds = false);
 
 // The same, with only `pids` swept for device files (a kill of named processes and
 // their descendants): the GPUs, the drivers' process lists and those processes' holds.

@@ -174,10 +174,10 @@ const std::vector<std::unique_ptr<Backend>>& backends_of(const Engine& engine) {
     return engine.state().backends;
 }
 
-Snapshot host_snapshot(Engine& engine) {
+Snapshot host_snapshot(Engine& engine, bool own_holds) {
     const EngineConfig& config = engine.config();
     Engine::State& state = engine.state();
-    Snapshot snapshot = discover(config.roots, state.backends, &state.discovery);
+    Snapshot snapshot = discover(config.roots, state.backends, &state.discovery, own_holds);
     resolve_containers(state, snapshot);
     snapshot.timestamp_unix_ms = clock_ms(config.clock());
     return snapshot;

@@ -50,8 +50,9 @@ std::optional<std::string> scontrol_program(const EngineConfig& config);
 const std::vector<std::unique_ptr<Backend>>& backends_of(const Engine& engine);
 
 // The whole host, stamped with the engine's clock as everything it records; images and
-// pods resolved. Not recorded in the usage history.
-Snapshot host_snapshot(Engine& engine);
+// pods resolved. Not recorded in the usage history. With `own_holds`, this process's own
+// device files too (discover's).
+Snapshot host_snapshot(Engine& engine, bool own_holds = false);
 // The GPUs, and device-file holders among `pids` only (discover_processes).
 Snapshot family_snapshot(Engine& engine, const std::vector<pid_t>& pids);
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "host/state_dir.hpp"
+#include "model/snapshot_json_read.hpp"
 
 namespace gpukill::engine {
 namespace {
@@ -67,6 +68,37 @@ Result<void> socket_file_trusted(const std::string& path) {
                     fmt::format("{} is not a socket of root's or this user's: not used", path));
     }
     return {};
+}
+
+struct TrustedAgent {
+    sys::LineChannel channel;
+    sys::PeerCredentials peer;
+};
+
+// A connection to the agent serving `path`, checked by the kernel's word: the socket file
+// and the process listening on it are root's or this user's. Empty when nothing listens
+// there, or when this very process does.
+Result<std::optional<TrustedAgent>> connect_trusted_agent(const std::string& path) {
+    if (auto trusted = socket_file_trusted(path); !trusted) return std::unexpected(trusted.error());
+    auto fd = sys::connect_local(path);
+    if (!fd) {
+        if (fd.error().category == ErrorCategory::not_found) return std::nullopt;  // no agent
+        return std::unexpected(fd.error());
+    }
+    auto peer = sys::peer_credentials(fd->get());
+    if (!peer) return std::unexpected(peer.error());
+    if (peer->pid == ::getpid()) return std::nullopt;
+    if (!sys::trusted_local_peer(peer->uid, ::geteuid())) {
+        return fail(ErrorCategory::refused,
+                    fmt::format("the process serving {} (PID {}) runs as uid {}, neither root nor "
+                                "this user: not asked",
+                                path, peer->pid, peer->uid));
+    }
+    return TrustedAgent{sys::LineChannel(std::move(*fd), kLocalLineBytes), *peer};
+}
+
+nlohmann::json roots_json(const HostRoots& roots) {
+    return {{"procfs", roots.procfs}, {"sysfs", roots.sysfs}, {"devfs", roots.devfs}};
 }
 
 }  // namespace
@@ -139,22 +171,11 @@ Result<std::unique_ptr<AgentDriverRelease>> AgentDriverRelease::ask(const std::s
                                                                     double seconds,
                                                                     const std::string& reason) {
     const std::string path = local_channel_path(state_dir);
-    if (auto trusted = socket_file_trusted(path); !trusted) return std::unexpected(trusted.error());
-    auto fd = sys::connect_local(path);
-    if (!fd) {
-        if (fd.error().category == ErrorCategory::not_found) return nullptr;  // no agent
-        return std::unexpected(fd.error());
-    }
-    auto peer = sys::peer_credentials(fd->get());
-    if (!peer) return std::unexpected(peer.error());
-    if (peer->pid == ::getpid()) return nullptr;  // this is the agent: its engine lets go itself
-    if (!sys::trusted_local_peer(peer->uid, ::geteuid())) {
-        return fail(ErrorCategory::refused,
-                    fmt::format("the process serving {} (PID {}) runs as uid {}, neither root nor "
-                                "this user: not asked",
-                                path, peer->pid, peer->uid));
-    }
-    sys::LineChannel channel(std::move(*fd), kLocalLineBytes);
+    auto agent = connect_trusted_agent(path);
+    if (!agent) return std::unexpected(agent.error());
+    if (!*agent) return nullptr;  // no agent, or this is the agent: its engine lets go itself
+    sys::LineChannel channel = std::move((*agent)->channel);
+    const sys::PeerCredentials peer = (*agent)->peer;
     const double hold = std::clamp(seconds, 1.0, kMaxReleaseSeconds);
     const nlohmann::json request{{"v", kLocalChannelVersion},
                                  {"request", "release_driver_session"},
@@ -169,17 +190,17 @@ Result<std::unique_ptr<AgentDriverRelease>> AgentDriverRelease::ask(const std::s
     if (!line) {
         return fail(ErrorCategory::unavailable,
                     fmt::format("the agent (PID {}) did not let go of its driver session: {}",
-                                peer->pid, line.error().what));
+                                peer.pid, line.error().what));
     }
     auto reply = parse_local_reply(*line);
     if (!reply) {
         return std::unexpected(
             as(reply.error().category,
                Error{fmt::format("the agent (PID {}) did not let go of its driver session: {}",
-                                 peer->pid, reply.error().what)}));
+                                 peer.pid, reply.error().what)}));
     }
     return std::unique_ptr<AgentDriverRelease>(
-        new AgentDriverRelease(std::move(channel), peer->pid));
+        new AgentDriverRelease(std::move(channel), peer.pid));
 }
 
 void AgentDriverRelease::resume() {
@@ -192,6 +213,86 @@ void AgentDriverRelease::resume() {
 
 AgentDriverRelease::~AgentDriverRelease() {
     resume();
+}
+
+nlohmann::json local_snapshot_request(const HostRoots& roots,
+                                      const std::optional<std::string>& nvml_library) {
+    return {{"v", kLocalChannelVersion},
+            {"request", "snapshot"},
+            {"roots", roots_json(roots)},
+            {"nvml_library", nvml_library ? nlohmann::json(*nvml_library) : nlohmann::json()}};
+}
+
+Result<void> check_local_snapshot_request(const nlohmann::json& request, const HostRoots& roots,
+                                          const std::optional<std::string>& nvml_library) {
+    const auto asked_roots = request.find("roots");
+    const auto asked_library = request.find("nvml_library");
+    if (asked_roots == request.end() || !asked_roots->is_object() ||
+        asked_library == request.end() ||
+        !(asked_library->is_null() || asked_library->is_string())) {
+        return fail(ErrorCategory::invalid_input,
+                    "a snapshot request names the \"roots\" and \"nvml_library\" it would read");
+    }
+    const nlohmann::json own_library =
+        nvml_library ? nlohmann::json(*nvml_library) : nlohmann::json();
+    if (*asked_roots != roots_json(roots) || *asked_library != own_library) {
+        return fail(ErrorCategory::conflict,
+                    fmt::format("this agent reads {}, {} and {} through {}: another host's view",
+                                roots.procfs, roots.sysfs, roots.devfs,
+                                nvml_library.value_or("the system's NVML")));
+    }
+    return {};
+}
+
+std::string local_snapshot_reply(std::size_t document_bytes) {
+    return local_ok({{"agent_pid", ::getpid()}, {"snapshot_bytes", document_bytes}});
+}
+
+Result<std::optional<AgentSnapshot>> ask_agent_snapshot(
+    const std::string& state_dir, const HostRoots& roots,
+    const std::optional<std::string>& nvml_library, sys::Deadline deadline) {
+    auto agent = connect_trusted_agent(local_channel_path(state_dir));
+    if (!agent) return std::unexpected(agent.error());
+    if (!*agent) return std::nullopt;
+    sys::LineChannel& channel = (*agent)->channel;
+    const pid_t agent_pid = (*agent)->peer.pid;
+    const auto failed = [&](ErrorCategory category, const std::string& why) {
+        return fail(category, fmt::format("the agent (PID {}) did not answer: {}", agent_pid, why));
+    };
+    // Not in time, or the connection failed: the agent is busy or stuck (a reset holds its
+    // channel), which a conflict in its reply does not mean.
+    if (auto sent =
+            channel.write_line(local_snapshot_request(roots, nvml_library).dump(), deadline);
+        !sent) {
+        return failed(ErrorCategory::unavailable, sent.error().what);
+    }
+    auto line = channel.read_line(deadline);
+    if (!line) {
+        return failed(line.error().category == ErrorCategory::invalid_input
+                          ? ErrorCategory::internal
+                          : ErrorCategory::unavailable,
+                      line.error().what);
+    }
+    auto reply = parse_local_reply(*line);
+    if (!reply) return failed(reply.error().category, reply.error().what);
+    const auto bytes = reply->find("snapshot_bytes");
+    if (bytes == reply->end() || !bytes->is_number_unsigned() ||
+        bytes->get<std::uint64_t>() > kMaxLocalSnapshotBytes) {
+        return failed(ErrorCategory::internal, "its reply names no snapshot of a bounded length");
+    }
+    auto document = channel.read_line(deadline, bytes->get<std::size_t>());
+    if (!document) {
+        return failed(document.error().category == ErrorCategory::invalid_input
+                          ? ErrorCategory::internal
+                          : ErrorCategory::unavailable,
+                      document.error().what);
+    }
+    if (document->size() != bytes->get<std::size_t>()) {
+        return failed(ErrorCategory::internal, "its snapshot is not of the length it named");
+    }
+    auto snapshot = snapshot_from_json(*document);
+    if (!snapshot) return failed(ErrorCategory::internal, snapshot.error().what);
+    return AgentSnapshot{std::move(*snapshot), agent_pid};
 }
 
 }  // namespace gpukill::engine

@@ -102,28 +102,39 @@ Result<UniqueFd> listen_local(const std::string& path) {
 }
 
 Result<std::string> LineChannel::read_line(Deadline deadline) {
+    return read_line(deadline, max_line_);
+}
+
+Result<std::string> LineChannel::read_line(Deadline deadline, std::size_t max_line) {
+    // Only what arrived since the last look is searched for the newline: a long line (a
+    // snapshot) costs one pass, not one pass per chunk.
+    std::size_t searched = 0;
     for (;;) {
-        const std::size_t end = buffer_.find('\n');
-        if (std::min(end, buffer_.size()) > max_line_) {
+        const std::size_t end = buffer_.find('\n', searched);
+        if (std::min(end, buffer_.size()) > max_line) {
             return fail(ErrorCategory::invalid_input,
-                        "a line longer than " + std::to_string(max_line_) + " bytes");
+                        "a line longer than " + std::to_string(max_line) + " bytes");
         }
         if (end != std::string::npos) {
             std::string line = buffer_.substr(0, end);
             buffer_.erase(0, end + 1);
             return line;
         }
+        searched = buffer_.size();
         pollfd ready{fd_.get(), POLLIN, 0};
         const int polled = ::poll(&ready, 1, milliseconds_until(deadline));
         if (polled < 0 && errno == EINTR) continue;
         if (polled < 0) return std::unexpected(os_error("poll", errno));
         if (polled == 0) return fail(ErrorCategory::conflict, "no answer in time");
-        char chunk[4096];
-        const ssize_t n = ::read(fd_.get(), chunk, sizeof chunk);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n < 0) return std::unexpected(os_error("read", errno));
+        // Read straight into the buffer, never past the line's limit (and its newline).
+        const std::size_t room = std::min<std::size_t>(64 * 1024, max_line + 1 - buffer_.size());
+        buffer_.resize(searched + room);
+        const ssize_t n = ::read(fd_.get(), buffer_.data() + searched, room);
+        const int err = errno;
+        buffer_.resize(searched + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+        if (n < 0 && (err == EINTR || err == EAGAIN)) continue;
+        if (n < 0) return std::unexpected(os_error("read", err));
         if (n == 0) return fail(ErrorCategory::not_found, "the other end closed the connection");
-        buffer_.append(chunk, static_cast<std::size_t>(n));
     }
 }
 

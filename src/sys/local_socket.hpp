@@ -49,6 +49,8 @@ class LineChannel {
     // The next line without its newline. not_found at the end of the stream (the peer
     // closed), conflict past the deadline, invalid_input for a line over the limit.
     Result<std::string> read_line(Deadline deadline);
+    // The same with another limit for this one line (a long reply after a short header).
+    Result<std::string> read_line(Deadline deadline, std::size_t max_line);
     // Writes `line` and a newline, whole, by the deadline.
     Result<void> write_line(std::string_view line, Deadline deadline);
     // Whether the peer closed its end or sent more (readable), waiting until `deadline`
