@@ -9,6 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,28 +48,55 @@ TEST(InterfaceHandoff, TheAgentSystemdStartedIsTheProcessThatSaysReadyAndStoppin
     EXPECT_EQ(agent.process().wait(), 0);
 }
 
-// The agent, as gpukill-interfaces, holds the GPUs it samples through NVML; it is on the
-// built-in protected list as gpukill is: a kill of everything on its GPU leaves it alone.
+// Whether every directory from / down to `file`'s own is root's and writable by neither
+// group nor others: where a protected program's file must be (reclaim/system_program.hpp).
+bool under_root_only_directories(const std::filesystem::path& file) {
+    std::filesystem::path dir;
+    for (const auto& part : std::filesystem::absolute(file).parent_path()) {
+        dir /= part;
+        struct stat info {};
+        if (::lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != 0 ||
+            (info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The agent, as gpukill-interfaces, holds the GPUs it samples through NVML: as an observer
+// (NVML, no context) it is never a target of `--gpu`; and it is on the built-in protected
+// list as gpukill is, which protects it where it is installed as a system program.
 TEST(InterfaceHandoff, TheAgentHoldingTheGpusIsProtectedFromKills) {
     SimulatedHost host("gpu_count: 1\n");
     const std::string dir = std::filesystem::path(host.root()).parent_path().string();
     RunningAgent agent(host, {"--token-file", write_token_file(dir), "--no-guard"});
     Workload trainer = host.run({"--gpu", "0", "--mem", "1G"});
 
-    CommandResult named = host.gpukill({"kill", "--pid", std::to_string(agent.pid())});
-    EXPECT_EQ(named.exit_code, 3) << named.err;
-    EXPECT_NE(named.err.find("protected"), std::string::npos) << named.err;
-
     CommandResult all = host.gpukill({"kill", "--gpu", "0", "--batch", "--json"});
     const nlohmann::json outcome = nlohmann::json::parse(all.out, nullptr, false);
     ASSERT_FALSE(outcome.is_discarded()) << all.out << all.err;
     EXPECT_FALSE(process_alive(trainer.pid())) << all.out;
     EXPECT_TRUE(process_alive(agent.pid())) << all.out;
-    // A selector never reaches it: the agent holds the GPU's files as an observer (NVML,
-    // no context), so it is neither a target nor a refusal of `--gpu 0`.
     for (const nlohmann::json& target : outcome["targets"]) {
         EXPECT_NE(target["pid"], agent.pid()) << all.out;
     }
+
+    // Named with --pid: refused where the program is a system program (a package's
+    // /usr/libexec, a build under root-only directories). A build under /tmp or a home is
+    // not: anyone who may write there could have put any program under that name.
+    const std::filesystem::path interfaces = std::filesystem::path(GPUKILL_BIN).parent_path() /
+                                             GPUKILL_INTERFACES_RELATIVE / "gpukill-interfaces";
+    if (!under_root_only_directories(interfaces)) {
+        agent.process().send_signal(SIGTERM);
+        EXPECT_EQ(agent.process().wait(), 0);
+        GTEST_SKIP() << interfaces
+                     << " is under a directory others may write: not a system "
+                        "program, so not protected by name (as designed)";
+    }
+    CommandResult named = host.gpukill({"kill", "--pid", std::to_string(agent.pid())});
+    EXPECT_EQ(named.exit_code, 3) << named.err;
+    EXPECT_NE(named.err.find("protected"), std::string::npos) << named.err;
+    EXPECT_TRUE(process_alive(agent.pid()));
 
     agent.process().send_signal(SIGTERM);
     EXPECT_EQ(agent.process().wait(), 0);
