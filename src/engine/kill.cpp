@@ -225,21 +225,21 @@ KillOutcome execute_kill(Engine& engine, const KillOutcome& preview, const Actor
         exclusive([&] { snapshot = reading(engine); });
         return snapshot;
     };
-    reclaim::ActOutcome done =
-        reclaim::act_and_verify(outcome.plan, engine.config().roots, act,
-                                {.gpus = [&] { return read([](Engine& e) { return e.gpus(); }); },
-                                 .full = [&] { return read(host_snapshot); }},
-                                act_recorder(
-                                    trail->who(),
-                                    [&] {
-                                        std::chrono::system_clock::time_point now;
-                                        exclusive([&] { now = trail->now(); });
-                                        return now;
-                                    },
-                                    [&](const std::vector<nlohmann::ordered_json>& records) {
-                                        exclusive([&] { (void)trail->append_all(records); });
-                                    },
-                                    controls.executed));
+    reclaim::ActOutcome done = reclaim::act_and_verify(
+        outcome.plan, engine.config().roots, act,
+        {.gpus = [&] { return read([](Engine& e) { return e.gpus(); }); },
+         .full = [&] { return read([](Engine& e) { return host_snapshot(e); }); }},
+        act_recorder(
+            trail->who(),
+            [&] {
+                std::chrono::system_clock::time_point now;
+                exclusive([&] { now = trail->now(); });
+                return now;
+            },
+            [&](const std::vector<nlohmann::ordered_json>& records) {
+                exclusive([&] { (void)trail->append_all(records); });
+            },
+            controls.executed));
     outcome.results = std::move(done.executed.targets);
     outcome.releases = std::move(done.releases);
     outcome.interrupted = done.interrupted;
