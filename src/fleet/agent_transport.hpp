@@ -69,6 +69,7 @@ class AgentTransport : public Transport {
 
     HostReply call(const std::string& host, const RemoteCall& call) override;
     const char* name() const override { return "agent"; }
+    bool plans_expire() const override { return true; }
 
   private:
     using Deadline = std::chrono::steady_clock::time_point;

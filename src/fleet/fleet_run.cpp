@@ -90,6 +90,12 @@ FleetResult run_fleet(Transport& transport, const std::vector<std::string>& host
                 ready.size(),
                 [&](std::size_t k) {
                     const HostResult& planned = result.hosts[ready[k]];
+                    // A large fleet acts minutes after it planned: where a plan id
+                    // expires, the host shows the plan again first. The same plan has the
+                    // same id; a changed one makes the act a conflict, nothing done.
+                    if (transport.plans_expire()) {
+                        (void)transport.call(planned.host, request.call);
+                    }
                     return transport.call(planned.host,
                                           request.execute(*plan_id_of(planned.reply)));
                 },

@@ -67,6 +67,10 @@ class Transport {
     // Closes what was kept open for reuse (SSH control masters). Called once at the end.
     virtual void finish(const std::vector<std::string>& hosts) { (void)hosts; }
     virtual const char* name() const = 0;
+    // Whether the host honours a plan id only for a plan it showed lately (the agent: to
+    // the same token, within 120 seconds, once; docs/AGENT.md). The act phase then has
+    // each host show its plan again just before acting on it.
+    virtual bool plans_expire() const { return false; }
 };
 
 }  // namespace gpukill::fleet

@@ -13,10 +13,13 @@ class RecordingTransport : public Transport {
     std::map<std::string, HostReply> plans;  // host -> its plan's reply
     std::mutex mutex;
     std::vector<std::pair<std::string, std::string>> acted;  // host, plan id
+    std::vector<std::string> calls;                          // host or "act HOST", in order
+    bool expiring = false;
 
     HostReply call(const std::string& host, const RemoteCall& call) override {
-        if (!call.acts) return plans.at(host);
         std::lock_guard lock(mutex);
+        calls.push_back(call.acts ? "act " + host : host);
+        if (!call.acts) return plans.at(host);
         const std::string id =
             call.http_body ? (*call.http_body)["plan_id"].get<std::string>() : "";
         acted.emplace_back(host, id);
@@ -26,6 +29,7 @@ class RecordingTransport : public Transport {
         return r;
     }
     const char* name() const override { return "recording"; }
+    bool plans_expire() const override { return expiring; }
 };
 
 HostReply planned(const std::string& id, bool preview = false) {
@@ -93,6 +97,21 @@ TEST(FleetRun, APreviewOrTooManyFailuresActsOnNoHost) {
     within.plans = {{"a", planned("1")}, {"b", unreachable()}};
     run_fleet(within, {"a", "b"}, kill_request(1));
     EXPECT_EQ(within.acted.size(), 1u);
+}
+
+// Through the agent a plan id confirms only a plan shown lately (docs/AGENT.md): each host
+// shows its plan again right before it is acted on, however long the fleet took to plan.
+TEST(FleetRun, WherePlansExpireEachHostPlansAgainJustBeforeItActs) {
+    RecordingTransport agent;
+    agent.expiring = true;
+    agent.plans = {{"a", planned("00000000000000aa")}};
+    run_fleet(agent, {"a"}, kill_request());
+    EXPECT_EQ(agent.calls, (std::vector<std::string>{"a", "a", "act a"}));
+
+    RecordingTransport ssh;
+    ssh.plans = {{"a", planned("00000000000000aa")}};
+    run_fleet(ssh, {"a"}, kill_request());
+    EXPECT_EQ(ssh.calls, (std::vector<std::string>{"a", "act a"}));
 }
 
 }  // namespace
