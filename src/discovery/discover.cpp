@@ -191,7 +191,11 @@ SweepResult sweep_for_snapshot(const HostRoots& roots, DiscoveryState* state) {
     if (++state->snapshots >= 2 && !state->holders && !state->holders_untracked) {
         std::string why_not;
         state->holders = HolderTracker::start(roots, kTrackedSnapshotsPerFullSweep, why_not);
-        if (!state->holders) state->holders_untracked = why_not;
+        if (state->holders) {
+            state->holders->sweep_no_more_often_than(kMinTimeBetweenSafetySweeps);
+        } else {
+            state->holders_untracked = why_not;
+        }
     }
     return state->holders ? state->holders->refresh() : sweep_device_holders(roots);
 }

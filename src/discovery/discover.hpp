@@ -2,6 +2,8 @@
 // Backends are opened by the caller once and reused (watch mode samples often).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,9 +33,12 @@ struct DiscoveryState {
     std::optional<std::string> holders_untracked;  // why there is no tracker
 };
 
-// A full sweep every this many tracked snapshots: the safety net for holds no event
-// reports, and the check of the tracked set.
+// A full sweep every this many tracked snapshots, and no sooner than this many seconds
+// after the last: the safety net for holds no event reports, and the check of the
+// tracked set. The time floor keeps snapshots taken on demand (the agent answering
+// local lists) from sweeping every process every 30 requests.
 inline constexpr std::size_t kTrackedSnapshotsPerFullSweep = 30;
+inline constexpr std::chrono::seconds kMinTimeBetweenSafetySweeps{30};
 
 // Without a state (one-shot commands) DRM per-process utilisation is unknown: it needs
 // two samples. Memory is known either way. This process's own device files (NVML's,

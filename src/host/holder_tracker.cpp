@@ -397,6 +397,7 @@ void HolderTracker::full_sweep() {
     holders_ = std::move(found);
     last_full_ = std::move(sweep);
     frames_since_sweep_ = 0;
+    last_full_sweep_at_ = std::chrono::steady_clock::now();
     events_lost_ = false;
     process_events_lost_ = false;
     ++full_sweeps_;
@@ -471,7 +472,10 @@ SweepResult HolderTracker::refresh() {
     drain_fanotify(dirty);
     drain_connector(dirty);
     if (overflowed_) ++overflows_;
-    if (events_lost_ || ++frames_since_sweep_ >= full_sweep_every_) {
+    const bool safety_sweep_due =
+        ++frames_since_sweep_ >= full_sweep_every_ &&
+        std::chrono::steady_clock::now() - last_full_sweep_at_ >= min_sweep_gap_;
+    if (events_lost_ || safety_sweep_due) {
         // Events of this frame are applied before the check, so the check compares
         // like with like (and a frame that lost events sweeps without a check).
         const bool complete = !events_lost_ && !process_events_lost_;

@@ -3,10 +3,11 @@
 // of a GPU device node (with the opener's PID); the process connector (netlink,
 // CN_IDX_PROC) reports forks, execs and exits. A frame rescans only the processes an
 // event named (a new opener, a holder's new child that inherited its fds, a holder that
-// exec'd or exited), with sweep_device_holders_of. Every `full_sweep_every` frames, and
-// after lost events, a full sweep replaces the tracked set: the safety net for what no
-// event reports (a descriptor passed over a unix socket), and the check that the
-// tracked set was right (`last_check_matched`). A busy node starts hundreds of processes
+// exec'd or exited), with sweep_device_holders_of. Every `full_sweep_every` frames (but
+// not sooner than sweep_no_more_often_than allows), and after lost events, a full sweep
+// replaces the tracked set: the safety net for what no event reports (a descriptor
+// passed over a unix socket), and the check that the tracked set was right
+// (`last_check_matched`). A busy node starts hundreds of processes
 // a second: the connector's socket gets a large receive buffer and an in-kernel filter
 // that drops what cannot matter (threads' forks and exits, other event kinds), and when
 // the kernel still drops events (ENOBUFS) the frame repairs instead of sweeping: the
@@ -25,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -53,6 +55,12 @@ class HolderTracker {
     // The holders now, as a full sweep would find them; visibility counts are the last
     // full sweep's.
     SweepResult refresh();
+
+    // The periodic safety sweep waits at least `gap` after the last full sweep, however
+    // many frames were asked for: frames asked for on demand (the agent answering local
+    // lists, several a second) must not turn every 30th into a sweep of every process.
+    // Lost events still sweep at once. Default: no gap.
+    void sweep_no_more_often_than(std::chrono::steady_clock::duration gap) { min_sweep_gap_ = gap; }
 
     // Whether the last full sweep found exactly the set the events had kept (true before
     // the first check).
@@ -97,6 +105,8 @@ class HolderTracker {
 
     HostRoots roots_;
     std::size_t full_sweep_every_;
+    std::chrono::steady_clock::duration min_sweep_gap_{};
+    std::chrono::steady_clock::time_point last_full_sweep_at_{};
     UniqueFd fanotify_;
     UniqueFd connector_;
     UniqueFd inotify_;  // the node directories: nodes created or removed

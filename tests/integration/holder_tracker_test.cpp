@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -90,9 +91,29 @@ TEST(HolderTracker, TheSafetySweepAgreesWithTheEvents) {
     EXPECT_TRUE(tracker->last_check_matched());
 }
 
-// A GPU whose device node appears after the tracker started (hotplug): the frame that
-// sees the node sweeps in full (whoever opened it first was not reported), and from then
-// on opening it is an event like any other.
+// Snapshots asked for on demand (the agent answering local lists, several a second) count
+// as frames: the safety sweep waits for its time floor, however many frames pass, and a
+// new holder is still found from its events meanwhile.
+TEST(HolderTracker, TheSafetySweepWaitsForItsTimeFloorWhateverTheFrameCount) {
+    SimulatedHost host;
+    const HostRoots roots = roots_of(host);
+    std::string why_not;
+    auto tracker = HolderTracker::start(roots, 2, why_not);  // due every 2nd frame...
+    if (!tracker) GTEST_SKIP() << "no event sources: " << why_not;
+    tracker->sweep_no_more_often_than(std::chrono::hours(1));  // ...but not within the hour
+    for (int frame = 0; frame < 10; ++frame) tracker->refresh();
+    EXPECT_EQ(tracker->full_sweeps(), 1u) << "only start()'s sweep";
+    Workload trainer = host.run({"--gpu", "0", "--mem", "1G", "--workers", "2"});
+    const SweepResult tracked = tracker->refresh();
+    EXPECT_EQ(described(tracked), described(sweep_device_holders(roots)));
+    EXPECT_TRUE(holds(tracked, trainer.pid()));
+    EXPECT_EQ(tracker->full_sweeps(), 1u);
+
+    tracker->sweep_no_more_often_than(std::chrono::steady_clock::duration::zero());
+    tracker->refresh();
+    EXPECT_EQ(tracker->full_sweeps(), 2u) << "due by frames once the floor is gone";
+}
+
 // A busy node overflows the process connector's socket: the kernel drops events and
 // says ENOBUFS. The frame is repaired by rescanning the tracked holders and what started
 // since, not by sweeping every process, and still finds what a full sweep finds: here a
@@ -156,6 +177,9 @@ TEST(HolderTracker, ThreadsChurningDoNotFillTheSocket) {
     EXPECT_EQ(tracker->full_sweeps(), 1u);
 }
 
+// A GPU whose device node appears after the tracker started (hotplug): the frame that
+// sees the node sweeps in full (whoever opened it first was not reported), and from then
+// on opening it is an event like any other.
 TEST(HolderTracker, ADeviceNodeCreatedAfterTheStartIsWatchedFromTheNextFrame) {
     SimulatedHost host;
     const std::string devfs = host.env().at("GPUKILL_DEVFS");
