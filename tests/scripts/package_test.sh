@@ -3,7 +3,8 @@
 # scratch root with dpkg-deb -x (no change to this machine), then the installed
 # gpukill runs: --version, `list --json` against a simulated host, `mcp` (handed to
 # gpukill-interfaces in /usr/libexec/gpukill), its man pages are
-# there and render, its declared dependencies name the shared libraries, and its bash
+# there and render, its declared dependencies name the shared libraries (and not those
+# linked in: fmt, yaml-cpp, RE2, SQLite; gpukill itself loads libc and libm alone), and its bash
 # completion completes commands, options, GPU indices and holder PIDs (compgen, as bash
 # does on Tab).
 # The package is stripped (debug information in its dbgsym package), ships deploy/
@@ -33,8 +34,19 @@ deb="$scratch/out/gpukill_${version}_amd64.deb"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 # libssl3 for the agent's, MCP's and the fleet's HTTP (gpukill's own, over OpenSSL).
-for library in libc6 libstdc++6 libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0 libssl3 libsystemd0; do
+for library in libc6 libstdc++6 libssl3 libsystemd0; do
   [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
+done
+# fmt, yaml-cpp, RE2 and SQLite are linked into the programs by default
+# (cmake/StaticDeps.cmake), and then are no dependency; with GPUKILL_STATIC_DEPS=OFF they are.
+cached() { sed -nE "s/^$1:BOOL=(.*)/\1/p" "$build/CMakeCache.txt"; }
+static_deps=$(cached GPUKILL_STATIC_DEPS)
+for library in libfmt9 libyaml-cpp0.7 libre2-9 libsqlite3-0; do
+  if [[ "$static_deps" == ON ]]; then
+    [[ "$depends" == *"$library"* ]] && fail "Depends names $library, linked in: $depends"
+  else
+    [[ "$depends" == *"$library"* ]] || fail "Depends lacks $library: $depends"
+  fi
 done
 # cpp-httplib is a test peer only; nothing installed links it.
 [[ "$depends" == *"libcpp-httplib"* ]] && fail "Depends names cpp-httplib: $depends"
@@ -60,6 +72,14 @@ echo "sizes: $(basename "$deb") $(stat -c %s "$deb") bytes, installed $(dpkg-deb
 
 root="$scratch/root"
 dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
+# What every one-shot command pays the dynamic loader for: libc and libm alone, where
+# libstdc++ is linked in too (not under the sanitizers).
+if [[ "$static_deps" == ON && "$(cached GPUKILL_SANITIZE)" != ON ]]; then
+  needed=$(readelf -d "$root/usr/bin/gpukill" | sed -nE 's/.*Shared library: \[(.*)\]/\1/p' |
+    sort | tr '\n' ' ')
+  [[ "$needed" == "ld-linux-x86-64.so.2 libc.so.6 libm.so.6 " ]] ||
+    fail "/usr/bin/gpukill loads more than the loader, libc and libm: $needed"
+fi
 gpukill="$root/usr/bin/gpukill"
 [[ -x "$gpukill" ]] || fail "no /usr/bin/gpukill in the package"
 interfaces="$root/usr/libexec/gpukill/gpukill-interfaces"
