@@ -50,9 +50,9 @@ else()
   target_link_libraries(gpukill_dep_fmt INTERFACE fmt::fmt)
 endif()
 
-# For the programs run once per command (gpukill itself): libstdc++ and libgcc inside the
-# binary. Not with the sanitizers, whose runtime must see every allocation through the
-# shared libstdc++.
+# For the programs run once per command (gpukill itself), and the simulated NVML library
+# they load (sim/CMakeLists.txt): libstdc++ and libgcc inside the binary. Not with the
+# sanitizers, whose runtime must see every allocation through the shared libstdc++.
 function(gpukill_static_runtime target)
   if(GPUKILL_STATIC_DEPS AND NOT GPUKILL_SANITIZE)
     target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
