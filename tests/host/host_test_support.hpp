@@ -3,14 +3,19 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -128,6 +133,68 @@ class HoldingChild {
 
     pid_t pid_ = -1;
     int block_write_ = -1;
+};
+
+// A child in its own mount namespace, whose /dev is a fresh tmpfs where /dev/nvidia0 is
+// `root_dev`/nvidia1 bind-mounted (the root's nvidia1 under another name, as a container
+// sees a device it was given). There it runs `hold` (after fork: only system calls, no
+// allocation), which returns whether the child now holds what the test needs, and sleeps
+// until stopped. Null when the namespace cannot be made here (it needs CAP_SYS_ADMIN):
+// the caller skips.
+class NamespacedChild {
+  public:
+    static std::unique_ptr<NamespacedChild> start(const std::string& root_dev,
+                                                  const std::function<bool()>& hold) {
+        const std::string nvidia1 = root_dev + "/nvidia1";
+        int ready[2];
+        if (::pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+        const pid_t pid = ::fork();
+        if (pid < 0) throw std::runtime_error("fork failed");
+        if (pid == 0) {
+            ::close(ready[0]);
+            char status = 'n';
+            if (::unshare(CLONE_NEWNS) == 0 &&
+                ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+                ::mount("none", "/dev", "tmpfs", 0, nullptr) == 0) {
+                const int placeholder =
+                    ::open("/dev/nvidia0", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+                if (placeholder >= 0) ::close(placeholder);
+                if (::mount(nvidia1.c_str(), "/dev/nvidia0", nullptr, MS_BIND, nullptr) == 0 &&
+                    hold()) {
+                    status = 'y';
+                }
+            }
+            if (::write(ready[1], &status, 1) != 1) ::_exit(1);
+            if (status != 'y') ::_exit(0);
+            ::pause();
+            ::_exit(0);
+        }
+        ::close(ready[1]);
+        std::unique_ptr<NamespacedChild> child(new NamespacedChild(pid));
+        pollfd waiting{ready[0], POLLIN, 0};
+        char status = 'n';
+        const bool answered = ::poll(&waiting, 1, 10000) == 1 && ::read(ready[0], &status, 1) == 1;
+        ::close(ready[0]);
+        if (!answered || status != 'y') return nullptr;  // the destructor stops it
+        return child;
+    }
+    ~NamespacedChild() { stop(); }
+    NamespacedChild(const NamespacedChild&) = delete;
+    NamespacedChild& operator=(const NamespacedChild&) = delete;
+
+    pid_t pid() const { return pid_; }
+    // Killed and reaped now.
+    void stop() {
+        if (pid_ <= 0) return;
+        ::kill(pid_, SIGKILL);  // this test's own child
+        while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        pid_ = -1;
+    }
+
+  private:
+    explicit NamespacedChild(pid_t pid) : pid_(pid) {}
+    pid_t pid_;
 };
 
 // The PID of a child that has exited and been reaped: a process that no longer exists.

@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -28,6 +26,7 @@ namespace gpukill {
 namespace {
 
 using host_test::make_symlink;
+using host_test::NamespacedChild;
 using host_test::TempDir;
 using host_test::write_file;
 
@@ -326,52 +325,22 @@ TEST(MappingSweep, ANamespacedMappingIsTheRootsNodeItMaps) {
     const std::string dev = tmp / "dev";
     for (const char* node : {"nvidia0", "nvidia1", "nvidiactl"}) write_file(dev + "/" + node, "");
 
-    int ready[2];
-    ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        ::close(ready[0]);
-        const std::string nvidia1 = dev + "/nvidia1";
-        char status = 'n';
-        if (::unshare(CLONE_NEWNS) == 0 &&
-            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
-            ::mount("none", "/dev", "tmpfs", 0, nullptr) == 0) {
-            const int placeholder = ::open("/dev/nvidia0", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-            if (placeholder >= 0) ::close(placeholder);
-            if (::mount(nvidia1.c_str(), "/dev/nvidia0", nullptr, MS_BIND, nullptr) == 0) {
-                const int fd = ::open("/dev/nvidia0", O_RDWR);
-                if (fd >= 0 && ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED) {
-                    status = 'y';
-                }
-                if (fd >= 0) ::close(fd);
-            }
-        }
-        if (::write(ready[1], &status, 1) != 1) ::_exit(1);
-        if (status != 'y') ::_exit(0);
-        ::pause();
-        ::_exit(0);
-    }
-    ::close(ready[1]);
-    pollfd waiting{ready[0], POLLIN, 0};
-    char status = 'n';
-    const bool answered = ::poll(&waiting, 1, 10000) == 1 && ::read(ready[0], &status, 1) == 1;
-    ::close(ready[0]);
-    const auto stop_child = [&] {
-        ::kill(child, SIGKILL);  // this test's own child
-        ::waitpid(child, nullptr, 0);
-    };
-    if (!answered || status != 'y') {
-        stop_child();
-        GTEST_SKIP() << "cannot make a mount namespace here (needs CAP_SYS_ADMIN)";
-    }
+    auto child = NamespacedChild::start(dev, [] {
+        const int fd = ::open("/dev/nvidia0", O_RDWR);
+        const bool mapped =
+            fd >= 0 && ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED;
+        if (fd >= 0) ::close(fd);
+        return mapped;
+    });
+    if (!child) GTEST_SKIP() << "cannot make a mount namespace here (needs CAP_SYS_ADMIN)";
+    const pid_t pid = child->pid();
 
     HostRoots roots;
     roots.devfs = dev;
     roots.sysfs = tmp / "no-sys";
-    const SweepResult result = sweep_device_holders_of(roots, {child});
-    stop_child();
-    const DeviceHolder* holder = mapped_holder(result, child);
+    const SweepResult result = sweep_device_holders_of(roots, {pid});
+    child->stop();
+    const DeviceHolder* holder = mapped_holder(result, pid);
     ASSERT_NE(holder, nullptr) << "the namespaced mapping was missed";
     EXPECT_EQ(held_as(*holder), (std::vector<std::string>{"nvidia1:m"}));
 }

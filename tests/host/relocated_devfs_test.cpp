@@ -3,8 +3,6 @@
 // matches such a link by the file behind it, and by its text only when that file cannot
 // be looked at (a procfs fixture, as a container reader of another namespace sees it).
 #include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -24,6 +22,7 @@ namespace gpukill {
 namespace {
 
 using host_test::make_symlink;
+using host_test::NamespacedChild;
 using host_test::TempDir;
 using host_test::write_file;
 
@@ -102,55 +101,22 @@ TEST(RelocatedDevfs, TheFileBehindTheFdDecidesOverItsLinkText) {
     const std::string dev = tmp / "dev";
     for (const char* node : {"nvidia0", "nvidia1", "nvidiactl"}) write_file(dev + "/" + node, "");
 
-    int ready[2];
-    ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        ::close(ready[0]);
-        const std::string nvidia1 = dev + "/nvidia1";
-        char status = 'n';
-        int fd = -1;
-        if (::unshare(CLONE_NEWNS) == 0 &&
-            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
-            ::mount("none", "/dev", "tmpfs", 0, nullptr) == 0) {
-            const int placeholder = ::open("/dev/nvidia0", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-            if (placeholder >= 0) ::close(placeholder);
-            const int alias = ::open("/dev/gpu-alias", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-            if (alias >= 0) ::close(alias);
-            const std::string nvidia0 = dev + "/nvidia0";
-            if (::mount(nvidia1.c_str(), "/dev/nvidia0", nullptr, MS_BIND, nullptr) == 0 &&
-                ::mount(nvidia0.c_str(), "/dev/gpu-alias", nullptr, MS_BIND, nullptr) == 0 &&
-                ::open("/dev/gpu-alias", O_RDONLY) >= 0) {
-                fd = ::open("/dev/nvidia0", O_RDONLY);
-            }
-        }
-        if (fd >= 0) status = 'y';
-        if (::write(ready[1], &status, 1) != 1) ::_exit(1);
-        if (fd < 0) ::_exit(0);
-        ::pause();
-        ::_exit(0);
-    }
-    ::close(ready[1]);
-    pollfd waiting{ready[0], POLLIN, 0};
-    char status = 'n';
-    const bool answered = ::poll(&waiting, 1, 10000) == 1 && ::read(ready[0], &status, 1) == 1;
-    ::close(ready[0]);
-    const auto stop_child = [&] {
-        ::kill(child, SIGKILL);
-        ::waitpid(child, nullptr, 0);
-    };
-    if (!answered || status != 'y') {
-        stop_child();
-        GTEST_SKIP() << "cannot make a mount namespace here (needs CAP_SYS_ADMIN)";
-    }
+    const std::string nvidia0 = dev + "/nvidia0";
+    auto child = NamespacedChild::start(dev, [&] {
+        const int alias = ::open("/dev/gpu-alias", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (alias >= 0) ::close(alias);
+        return ::mount(nvidia0.c_str(), "/dev/gpu-alias", nullptr, MS_BIND, nullptr) == 0 &&
+               ::open("/dev/gpu-alias", O_RDONLY) >= 0 && ::open("/dev/nvidia0", O_RDONLY) >= 0;
+    });
+    if (!child) GTEST_SKIP() << "cannot make a mount namespace here (needs CAP_SYS_ADMIN)";
+    const pid_t pid = child->pid();
 
     HostRoots roots;
     roots.devfs = dev;
     roots.sysfs = tmp / "no-sys";
-    const SweepResult result = sweep_device_holders_of(roots, {child});
-    stop_child();
-    const DeviceHolder* holder = holder_with_pid(result, child);
+    const SweepResult result = sweep_device_holders_of(roots, {pid});
+    child->stop();
+    const DeviceHolder* holder = holder_with_pid(result, pid);
     ASSERT_NE(holder, nullptr) << "the namespaced holder was missed";
     ASSERT_EQ(holder->nodes.size(), 1u);
     EXPECT_EQ(holder->nodes[0].relative_path, "nvidia1");

@@ -329,33 +329,45 @@ std::optional<long> current_syscall(pid_t pid) {
     return number;
 }
 
+// Whether a `gpusim run --term-delay` workload, asleep in sigsuspend until SIGTERM arrives
+// and in a timed sleep after, has been delivered its SIGTERM: the change of system call
+// is the moment (bounded: 10 s).
+bool sigterm_arrived(pid_t workload) {
+    constexpr long kRtSigsuspend = 130;  // x86-64
+    for (int i = 0; i < 1000; ++i) {
+        auto call = current_syscall(workload);
+        if (call && *call != kRtSigsuspend) return true;
+        usleep(10'000);
+    }
+    return false;
+}
+
+// `gpukill kill --pid P --timeout-secs 60` (and `extra` options) run as a terminal would,
+// its output discarded (an interrupt note to a closed stderr would end it by SIGPIPE),
+// so that a signal sent to it reaches gpukill itself.
+std::unique_ptr<RunningCommand> start_long_kill(const SimulatedHost& host, pid_t pid,
+                                                const std::string& extra = "") {
+    return std::make_unique<RunningCommand>(
+        std::vector<std::string>{"/bin/sh", "-c",
+                                 "exec " + std::string(GPUKILL_BIN) + " kill --pid " +
+                                     std::to_string(pid) + extra +
+                                     " --timeout-secs 60 2>/dev/null"},
+        host.env());
+}
+
 // Ctrl-C after the first signal: gpukill stops waiting and escalating, and the audit log
 // still says what was sent (it once held only `planned`).
 TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
 #if !defined(__x86_64__)
     GTEST_SKIP() << "reads x86-64 system call numbers from /proc/PID/syscall";
 #endif
-    constexpr long kRtSigsuspend = 130;  // x86-64
     SimulatedHost host;
-    // It handles SIGTERM by lingering 60 s before it exits: asleep in sigsuspend until
-    // the signal arrives, in a timed sleep after.
+    // It handles SIGTERM by lingering 60 s before it exits.
     Workload slow = host.run({"--gpu", "0", "--mem", "1G", "--term-delay", "60"});
-    const std::string pid = std::to_string(slow.pid());
-    // exec: the signal below reaches gpukill itself; stderr to /dev/null, since a
-    // RunningCommand's stderr is closed and the interrupt note would end it by SIGPIPE.
-    RunningCommand kill({"/bin/sh", "-c",
-                         "exec " + std::string(GPUKILL_BIN) + " kill --pid " + pid +
-                             " --force --timeout-secs 60 2>/dev/null"},
-                        host.env());
-    bool term_arrived = false;
-    for (int i = 0; i < 1000 && !term_arrived; ++i) {  // bounded: 10 s
-        auto call = current_syscall(slow.pid());
-        term_arrived = call && *call != kRtSigsuspend;
-        if (!term_arrived) usleep(10'000);
-    }
-    ASSERT_TRUE(term_arrived) << "SIGTERM never reached the workload";
-    kill.send_signal(SIGINT);
-    EXPECT_EQ(kill.wait(), 130);
+    auto kill = start_long_kill(host, slow.pid(), " --force");
+    ASSERT_TRUE(sigterm_arrived(slow.pid())) << "SIGTERM never reached the workload";
+    kill->send_signal(SIGINT);
+    EXPECT_EQ(kill->wait(), 130);
     EXPECT_TRUE(process_alive(slow.pid()));  // no SIGKILL after the interrupt
 
     std::ifstream log(host.env().at("GPUKILL_STATE_DIR") + "/audit.jsonl");
@@ -371,17 +383,6 @@ TEST(Kill, CtrlCDuringAKillStillRecordsTheSignalsSent) {
     EXPECT_EQ(result["target"]["pid"], slow.pid());
     EXPECT_EQ(result["signals_sent"], nlohmann::json::array({"SIGTERM"}));
     EXPECT_EQ(result["outcome"], "survived");
-}
-
-// `gpukill kill --pid P --timeout-secs 60` run as a terminal would, its output discarded
-// (see above: an interrupt note to a closed stderr would end it by SIGPIPE), so that a
-// signal sent to it reaches gpukill itself.
-std::unique_ptr<RunningCommand> start_long_kill(const SimulatedHost& host, pid_t pid) {
-    return std::make_unique<RunningCommand>(
-        std::vector<std::string>{"/bin/sh", "-c",
-                                 "exec " + std::string(GPUKILL_BIN) + " kill --pid " +
-                                     std::to_string(pid) + " --timeout-secs 60 2>/dev/null"},
-        host.env());
 }
 
 // A terminal closed during a kill (SIGHUP) ends it as Ctrl-C does: the records of the
@@ -419,19 +420,10 @@ TEST(Kill, ASigkillRightAfterTheSignalLeavesItsIntentInTheLog) {
 #if !defined(__x86_64__)
     GTEST_SKIP() << "reads x86-64 system call numbers from /proc/PID/syscall";
 #endif
-    constexpr long kRtSigsuspend = 130;  // x86-64
     SimulatedHost host;
-    // Asleep in sigsuspend until SIGTERM arrives, then lingering 60 s: the change of
-    // system call is the moment the signal was delivered.
     Workload slow = host.run({"--gpu", "0", "--mem", "1G", "--term-delay", "60"});
     auto kill = start_long_kill(host, slow.pid());
-    bool term_arrived = false;
-    for (int i = 0; i < 1000 && !term_arrived; ++i) {  // bounded: 10 s
-        auto call = current_syscall(slow.pid());
-        term_arrived = call && *call != kRtSigsuspend;
-        if (!term_arrived) usleep(10'000);
-    }
-    ASSERT_TRUE(term_arrived) << "SIGTERM never reached the workload";
+    ASSERT_TRUE(sigterm_arrived(slow.pid())) << "SIGTERM never reached the workload";
     kill->send_signal(SIGKILL);
     EXPECT_EQ(kill->wait(), 128 + SIGKILL);
 
