@@ -23,6 +23,25 @@ constexpr const char* kPodUid = "5e6f7a8b-1111-2222-3333-444455556666";
 constexpr const char* kContainerId =
     "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
 
+// The agent's text once it holds `wanted`, or the last text after 15 s.
+std::string metrics_with(RunningAgent& agent, const std::vector<std::string>& wanted) {
+    std::string metrics;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto answer = agent.client().Get("/metrics");
+        if (answer && answer->status == 200) {
+            metrics = answer->body;
+            if (std::all_of(wanted.begin(), wanted.end(), [&](const std::string& part) {
+                    return metrics.find(part) != std::string::npos;
+                })) {
+                break;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polled, bounded
+    }
+    return metrics;
+}
+
 TEST(AgentPodLabels, AHolderInAPodIsLabelledWithItsPodAndNamespace) {
     SimulatedHost host;
     TestCgroup pod(std::string("kubepods/besteffort/pod") + kPodUid + "/" + kContainerId);
@@ -60,36 +79,8 @@ TEST(AgentPodLabels, AHolderInAPodIsLabelledWithItsPodAndNamespace) {
         "\",name=\"trainer\",pod=\"trainer-7f9c\",namespace=\"vision-train\","
         "container=\"\",container_id=\"" +
         kContainerId + "\",pod_uid=\"" + kPodUid + "\"," + hostname_label() + "} 1073741824\n";
-    std::string metrics;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (std::chrono::steady_clock::now() < deadline) {
-        auto answer = agent.client().Get("/metrics");
-        if (answer && answer->status == 200) {
-            metrics = answer->body;
-            if (metrics.find(series) != std::string::npos) break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polled, bounded
-    }
+    const std::string metrics = metrics_with(agent, {series});
     EXPECT_NE(metrics.find(series), std::string::npos) << series << "\nnot in\n" << metrics;
-}
-
-// The agent's text once it holds `wanted`, or the last text after 15 s.
-std::string metrics_with(RunningAgent& agent, const std::vector<std::string>& wanted) {
-    std::string metrics;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (std::chrono::steady_clock::now() < deadline) {
-        auto answer = agent.client().Get("/metrics");
-        if (answer && answer->status == 200) {
-            metrics = answer->body;
-            if (std::all_of(wanted.begin(), wanted.end(), [&](const std::string& part) {
-                    return metrics.find(part) != std::string::npos;
-                })) {
-                break;
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polled, bounded
-    }
-    return metrics;
 }
 
 TEST(AgentPodLabels, OnAContainerdNodeTheGpusSeriesNameThePodUsingIt) {
