@@ -210,15 +210,15 @@ DoctorFacts gather_doctor_facts(const EngineConfig& config) {
     }
     facts.state_dir = config.state_dir;
     facts.state_dir_writable = writable_or_creatable(config.state_dir);
-    const auto tracker = HolderTracker::start(config.roots, kTrackedSnapshotsPerFullSweep,
-                                              facts.holder_tracking_unavailable);
-    if (!tracker) {
+    // The sources alone: a tracker's first sweep would read every process's fds again.
+    const auto sources = HolderTracker::probe(config.roots, facts.holder_tracking_unavailable);
+    if (!sources) {
         if (facts.holder_tracking_unavailable.empty())
             facts.holder_tracking_unavailable = "unknown";
     } else {
         facts.holder_tracking_unavailable.clear();
-        facts.holder_events_buffer_bytes = tracker->receive_buffer_bytes();
-        facts.holder_events_filtered = tracker->events_filtered();
+        facts.holder_events_buffer_bytes = sources->receive_buffer_bytes;
+        facts.holder_events_filtered = sources->events_filtered;
     }
     return facts;
 }

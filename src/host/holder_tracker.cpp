@@ -191,6 +191,23 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
                                                     std::size_t full_sweep_every,
                                                     std::string& why_not,
                                                     int receive_buffer_bytes) {
+    auto tracker = open_sources(roots, full_sweep_every, why_not, receive_buffer_bytes);
+    if (tracker) tracker->full_sweep();  // after marking: an open during it is an event
+    return tracker;
+}
+
+std::optional<HolderTracker::Sources> HolderTracker::probe(const HostRoots& roots,
+                                                           std::string& why_not) {
+    const auto tracker = open_sources(roots, 1, why_not, kDefaultReceiveBuffer);
+    if (!tracker) return std::nullopt;
+    return Sources{.receive_buffer_bytes = tracker->receive_buffer_bytes_,
+                   .events_filtered = tracker->events_filtered_};
+}
+
+std::unique_ptr<HolderTracker> HolderTracker::open_sources(const HostRoots& roots,
+                                                           std::size_t full_sweep_every,
+                                                           std::string& why_not,
+                                                           int receive_buffer_bytes) {
     UniqueFd fanotify(::fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
                                       O_RDONLY | O_CLOEXEC | O_LARGEFILE));
     if (!fanotify) {
@@ -242,7 +259,6 @@ std::unique_ptr<HolderTracker> HolderTracker::start(const HostRoots& roots,
     tracker->receive_buffer_bytes_ = receive_buffer;
     tracker->events_filtered_ = filtered;
     tracker->frame_mark_ = tracker->last_pid_allocated();
-    tracker->full_sweep();  // after marking: an open during it is an event, not a miss
     return tracker;
 }
 

@@ -52,6 +52,16 @@ class HolderTracker {
                                                 std::size_t full_sweep_every, std::string& why_not,
                                                 int receive_buffer_bytes = kDefaultReceiveBuffer);
 
+    // What start() would have, without its sweep of every process: whether the event
+    // sources can be had here (else null, with `why_not`), the connector's buffer as the
+    // kernel grants it and whether the in-kernel filter attaches. For `gpukill doctor`,
+    // which asks only that.
+    struct Sources {
+        std::size_t receive_buffer_bytes = 0;
+        bool events_filtered = false;
+    };
+    static std::optional<Sources> probe(const HostRoots& roots, std::string& why_not);
+
     // The holders now, as a full sweep would find them; visibility counts are the last
     // full sweep's.
     SweepResult refresh();
@@ -85,6 +95,11 @@ class HolderTracker {
     std::size_t unrelated_node_events() const { return unrelated_node_events_; }
 
   private:
+    // The event sources opened and marked, the frame mark read; no sweep yet.
+    static std::unique_ptr<HolderTracker> open_sources(const HostRoots& roots,
+                                                       std::size_t full_sweep_every,
+                                                       std::string& why_not,
+                                                       int receive_buffer_bytes);
     HolderTracker(const HostRoots& roots, std::size_t full_sweep_every, UniqueFd fanotify,
                   UniqueFd connector, UniqueFd inotify, std::string canonical_devfs,
                   std::map<int, std::string> directories);
