@@ -18,16 +18,11 @@
 namespace gpukill {
 namespace {
 
+using host_test::holder_of;
 using host_test::HoldingChild;
 using host_test::make_symlink;
 using host_test::TempDir;
 using host_test::write_file;
-
-const DeviceHolder* find_holder(const SweepResult& result, pid_t pid) {
-    auto it = std::find_if(result.holders.begin(), result.holders.end(),
-                           [&](const DeviceHolder& h) { return h.pid == pid; });
-    return it == result.holders.end() ? nullptr : &*it;
-}
 
 std::vector<std::string> relative_paths(const DeviceHolder& holder) {
     std::vector<std::string> paths;
@@ -86,7 +81,7 @@ TEST(FdSweep, FindsChildHoldingFakeNodesAndNotThisProcess) {
     const auto result = sweep_device_holders(roots);
     ASSERT_FALSE(result.error) << result.error->what;
 
-    const auto* holder = find_holder(result, child.pid());
+    const auto* holder = holder_of(result, child.pid());
     ASSERT_NE(holder, nullptr);
     // Each node once, however many fds; "null" is not a GPU node.
     EXPECT_EQ(relative_paths(*holder), (std::vector<std::string>{"dri/renderD128", "nvidia0"}));
@@ -100,8 +95,8 @@ TEST(FdSweep, FindsChildHoldingFakeNodesAndNotThisProcess) {
             EXPECT_FALSE(node.pci_bus_id);  // no sysfs for it
         }
     }
-    EXPECT_EQ(find_holder(result, ::getpid()), nullptr);
-    EXPECT_EQ(find_holder(result, bystander.pid()), nullptr);
+    EXPECT_EQ(holder_of(result, ::getpid()), nullptr);
+    EXPECT_EQ(holder_of(result, bystander.pid()), nullptr);
     EXPECT_GE(result.processes_scanned, 3u);
     EXPECT_TRUE(std::is_sorted(result.holders.begin(), result.holders.end(),
                                [](const auto& a, const auto& b) { return a.pid < b.pid; }));
@@ -121,9 +116,9 @@ TEST(FdSweep, SeveralHoldersAndThisProcessWhenItHoldsANode) {
     const auto result = sweep_device_holders(roots);
     ::close(own);
 
-    const auto* a = find_holder(result, first.pid());
-    const auto* b = find_holder(result, second.pid());
-    const auto* self = find_holder(result, ::getpid());
+    const auto* a = holder_of(result, first.pid());
+    const auto* b = holder_of(result, second.pid());
+    const auto* self = holder_of(result, ::getpid());
     ASSERT_NE(a, nullptr);
     ASSERT_NE(b, nullptr);
     ASSERT_NE(self, nullptr);
@@ -143,7 +138,7 @@ TEST(FdSweep, DevfsRootGivenThroughASymlinkIsCanonicalised) {
     HostRoots roots;
     roots.devfs = alias;
     const auto result = sweep_device_holders(roots);
-    const auto* holder = find_holder(result, child.pid());
+    const auto* holder = holder_of(result, child.pid());
     ASSERT_NE(holder, nullptr);
     EXPECT_EQ(relative_paths(*holder), (std::vector<std::string>{"nvidia1"}));
 }
@@ -156,7 +151,7 @@ TEST(FdSweep, NodeUnlinkedWhileOpenStillCounts) {
     HostRoots roots;
     roots.devfs = dev.root;
     const auto result = sweep_device_holders(roots);
-    const auto* holder = find_holder(result, child.pid());
+    const auto* holder = holder_of(result, child.pid());
     ASSERT_NE(holder, nullptr);
     ASSERT_EQ(holder->nodes.size(), 1u);
     EXPECT_EQ(holder->nodes[0].relative_path, "nvidia1");
@@ -206,7 +201,7 @@ TEST(FdSweep, DeniedProcessesAreCountedNotSeen) {
             roots.devfs = dev.root;
             const auto result = sweep_device_holders(roots);
             report = {result.processes_scanned, result.processes_denied, result.processes_vanished,
-                      find_holder(result, root_holder.pid()) != nullptr, result.error.has_value()};
+                      holder_of(result, root_holder.pid()) != nullptr, result.error.has_value()};
         }
         const bool ok = ::write(pipe_fds[1], &report, sizeof report) == sizeof report;
         ::_exit(ok ? 0 : 1);

@@ -23,6 +23,8 @@
 #include <system_error>
 #include <vector>
 
+#include "host/fd_sweep.hpp"
+
 namespace gpukill::host_test {
 
 inline std::string fixture(std::string_view relative) {
@@ -196,6 +198,14 @@ class NamespacedChild {
     explicit NamespacedChild(pid_t pid) : pid_(pid) {}
     pid_t pid_;
 };
+
+// The holder a sweep found with `pid`, or null.
+inline const DeviceHolder* holder_of(const SweepResult& result, pid_t pid) {
+    for (const DeviceHolder& holder : result.holders) {
+        if (holder.pid == pid) return &holder;
+    }
+    return nullptr;
+}
 
 // The PID of a child that has exited and been reaped: a process that no longer exists.
 inline pid_t reaped_child_pid() {

@@ -25,16 +25,11 @@
 namespace gpukill {
 namespace {
 
+using host_test::holder_of;
 using host_test::make_symlink;
 using host_test::NamespacedChild;
 using host_test::TempDir;
 using host_test::write_file;
-
-const DeviceHolder* mapped_holder(const SweepResult& result, pid_t pid) {
-    auto it = std::find_if(result.holders.begin(), result.holders.end(),
-                           [&](const DeviceHolder& h) { return h.pid == pid; });
-    return it == result.holders.end() ? nullptr : &*it;
-}
 
 // "nvidia0:m", "nvidiactl:fm": each node and how it is held, sorted.
 std::vector<std::string> held_as(const DeviceHolder& holder) {
@@ -150,7 +145,7 @@ TEST(MappingSweep, AMappingAloneHoldsTheNodeAndForkCopiesIt) {
     const SweepResult all = sweep_device_holders(roots);
     ASSERT_FALSE(all.error) << all.error->what;
     for (pid_t pid : {child.pid(), child.worker()}) {
-        const DeviceHolder* holder = mapped_holder(all, pid);
+        const DeviceHolder* holder = holder_of(all, pid);
         ASSERT_NE(holder, nullptr) << pid << " holds the GPU by its mapping alone";
         EXPECT_EQ(held_as(*holder), (std::vector<std::string>{"nvidia0:m", "nvidiactl:m"}));
         EXPECT_TRUE(holder->start_time_ticks);
@@ -169,10 +164,10 @@ TEST(MappingSweep, ANodeBothOpenAndMappedIsBothAndAnOpenOneOnlyOpen) {
     HostRoots roots;
     roots.devfs = dev.root;
     const SweepResult result = sweep_device_holders_of(roots, {child.pid(), child.worker()});
-    const DeviceHolder* parent = mapped_holder(result, child.pid());
+    const DeviceHolder* parent = holder_of(result, child.pid());
     ASSERT_NE(parent, nullptr);
     EXPECT_EQ(held_as(*parent), (std::vector<std::string>{"nvidia0:fm", "nvidia1:f"}));
-    const DeviceHolder* worker = mapped_holder(result, child.worker());
+    const DeviceHolder* worker = holder_of(result, child.worker());
     ASSERT_NE(worker, nullptr);
     EXPECT_EQ(held_as(*worker), (std::vector<std::string>{"nvidia0:fm", "nvidia1:f"}));
 }
@@ -184,8 +179,8 @@ TEST(MappingSweep, MappingsOfOtherFilesHoldNothing) {
     HostRoots roots;
     roots.devfs = dev.root;
     const SweepResult result = sweep_device_holders(roots);
-    EXPECT_EQ(mapped_holder(result, child.pid()), nullptr);
-    EXPECT_EQ(mapped_holder(result, child.worker()), nullptr);
+    EXPECT_EQ(holder_of(result, child.pid()), nullptr);
+    EXPECT_EQ(holder_of(result, child.worker()), nullptr);
 }
 
 void write_stat(const std::string& proc, const std::string& pid) {
@@ -221,8 +216,8 @@ TEST(MappingSweep, ACudaProcessesMapsOnAHostRoot) {
     roots.sysfs = tmp / "no-sys";
     const SweepResult result = sweep_device_holders(roots);
     ASSERT_FALSE(result.error) << result.error->what;
-    EXPECT_EQ(mapped_holder(result, 2), nullptr);
-    const DeviceHolder* trainer = mapped_holder(result, 600);
+    EXPECT_EQ(holder_of(result, 2), nullptr);
+    const DeviceHolder* trainer = holder_of(result, 600);
     ASSERT_NE(trainer, nullptr);
     EXPECT_EQ(trainer->start_time_ticks, 60033u);
     EXPECT_EQ(held_as(*trainer),
@@ -230,7 +225,7 @@ TEST(MappingSweep, ACudaProcessesMapsOnAHostRoot) {
                                         "nvidia-uvm:m", "nvidia0:m", "nvidia1:m", "nvidiactl:fm"}));
     // The descriptor's node first, then the mappings in address order.
     EXPECT_EQ(trainer->nodes.front().relative_path, "nvidiactl");
-    const DeviceHolder* closer = mapped_holder(result, 650);
+    const DeviceHolder* closer = holder_of(result, 650);
     ASSERT_NE(closer, nullptr);
     EXPECT_EQ(closer->nodes.size(), 6u);
     EXPECT_EQ(result.holders.size(), 2u);
@@ -260,7 +255,7 @@ TEST(MappingSweep, LinesAcrossReadsAndALineLongerThanTheBufferAreHandled) {
     roots.procfs = proc;
     roots.devfs = "/dev";
     const SweepResult result = sweep_device_holders(roots);
-    const DeviceHolder* holder = mapped_holder(result, 610);
+    const DeviceHolder* holder = holder_of(result, 610);
     ASSERT_NE(holder, nullptr);
     EXPECT_EQ(held_as(*holder), (std::vector<std::string>{"nvidia0:m", "nvidiactl:m"}));
 }
@@ -308,7 +303,7 @@ TEST(MappingSweep, ARelocatedRootMatchesMappingsByTheFileMapped) {
     const SweepResult result = sweep_device_holders(roots);
     ASSERT_FALSE(result.error) << result.error->what;
     const auto nodes_of = [&](pid_t pid) {
-        const DeviceHolder* holder = mapped_holder(result, pid);
+        const DeviceHolder* holder = holder_of(result, pid);
         return holder == nullptr ? std::vector<std::string>{} : held_as(*holder);
     };
     EXPECT_EQ(nodes_of(700), (std::vector<std::string>{"nvidia0:m"}));
@@ -340,7 +335,7 @@ TEST(MappingSweep, ANamespacedMappingIsTheRootsNodeItMaps) {
     roots.sysfs = tmp / "no-sys";
     const SweepResult result = sweep_device_holders_of(roots, {pid});
     child->stop();
-    const DeviceHolder* holder = mapped_holder(result, pid);
+    const DeviceHolder* holder = holder_of(result, pid);
     ASSERT_NE(holder, nullptr) << "the namespaced mapping was missed";
     EXPECT_EQ(held_as(*holder), (std::vector<std::string>{"nvidia1:m"}));
 }

@@ -21,16 +21,11 @@
 namespace gpukill {
 namespace {
 
+using host_test::holder_of;
 using host_test::make_symlink;
 using host_test::NamespacedChild;
 using host_test::TempDir;
 using host_test::write_file;
-
-const DeviceHolder* holder_with_pid(const SweepResult& result, pid_t pid) {
-    auto it = std::find_if(result.holders.begin(), result.holders.end(),
-                           [&](const DeviceHolder& h) { return h.pid == pid; });
-    return it == result.holders.end() ? nullptr : &*it;
-}
 
 void write_fixture_stat(const std::string& proc, const char* pid) {
     std::ofstream(proc + "/" + pid + "/stat")
@@ -78,14 +73,14 @@ TEST(RelocatedDevfs, HolderLinksInTheirOwnNamespaceNameNodesUnderTheRoot) {
     const SweepResult result = sweep_device_holders(roots);
     ASSERT_FALSE(result.error) << result.error->what;
     ASSERT_EQ(result.holders.size(), 2u);
-    const DeviceHolder* trainer = holder_with_pid(result, 700);
+    const DeviceHolder* trainer = holder_of(result, 700);
     ASSERT_NE(trainer, nullptr);
     std::vector<std::string> held;
     for (const auto& node : trainer->nodes) held.push_back(node.relative_path);
     std::sort(held.begin(), held.end());
     EXPECT_EQ(held, (std::vector<std::string>{"nvidia1", "nvidiactl"}));
     EXPECT_EQ(trainer->start_time_ticks, 70055u);
-    const DeviceHolder* renderer = holder_with_pid(result, 701);
+    const DeviceHolder* renderer = holder_of(result, 701);
     ASSERT_NE(renderer, nullptr);
     ASSERT_EQ(renderer->nodes.size(), 1u);
     EXPECT_EQ(renderer->nodes[0].kind, DeviceNodeKind::dri_render);
@@ -116,7 +111,7 @@ TEST(RelocatedDevfs, TheFileBehindTheFdDecidesOverItsLinkText) {
     roots.sysfs = tmp / "no-sys";
     const SweepResult result = sweep_device_holders_of(roots, {pid});
     child->stop();
-    const DeviceHolder* holder = holder_with_pid(result, pid);
+    const DeviceHolder* holder = holder_of(result, pid);
     ASSERT_NE(holder, nullptr) << "the namespaced holder was missed";
     ASSERT_EQ(holder->nodes.size(), 1u);
     EXPECT_EQ(holder->nodes[0].relative_path, "nvidia1");
